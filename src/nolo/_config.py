@@ -1,0 +1,125 @@
+"""Configurable objects: parameters in, JSON-able configuration out, and back.
+
+Every object that a user configures (a loss, a kernel, a noise model, a step
+rule, a learner) derives from :class:`Configurable`.  It follows the
+scikit-learn contract -- the constructor stores its arguments under the same
+names and does nothing else, ``get_params``/``set_params`` work -- and adds
+
+* ``to_config()`` -> ``{"class": "nolo.losses.SmoothedHinge", "params": {...}}``,
+  recursively for nested configurables, numbers, strings, lists and arrays;
+* ``Configurable.from_config(cfg)``, which rebuilds the object.  Only classes
+  that derive from :class:`Configurable` (and so are in the registry) can be
+  named: loading a configuration never imports or runs arbitrary code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from nolo.exceptions import ParameterError, PersistenceError
+
+__all__ = ["Configurable", "encode_value", "decode_value", "registered_class"]
+
+_REGISTRY: dict[str, type] = {}
+
+
+def _class_path(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def registered_class(path: str) -> type:
+    """The Configurable class registered under ``path`` ("module.QualName").
+
+    Classes of nolo's own modules are imported on demand (only modules under
+    ``nolo.``); any other class must have been imported by the caller.
+    """
+    cls = _REGISTRY.get(path)
+    if cls is None and path.startswith("nolo."):
+        module = path.rsplit(".", 1)[0]
+        while module.startswith("nolo"):
+            try:
+                importlib.import_module(module)
+                break
+            except ImportError:
+                module = module.rsplit(".", 1)[0]
+        cls = _REGISTRY.get(path)
+    if cls is None:
+        raise PersistenceError(
+            f"unknown class {path!r}: not a nolo Configurable (import the module that defines it first)"
+        )
+    return cls
+
+
+def encode_value(value: Any) -> Any:
+    """Encode a parameter value as JSON-compatible data."""
+    if isinstance(value, Configurable):
+        return value.to_config()
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if np.isfinite(v):
+            return v
+        return {"float": repr(v)}
+    if isinstance(value, np.ndarray):
+        return {"ndarray": value.tolist(), "dtype": value.dtype.str}
+    if isinstance(value, (list, tuple)):
+        return [encode_value(v) for v in value]
+    if isinstance(value, dict):
+        return {"dict": {str(k): encode_value(v) for k, v in value.items()}}
+    raise PersistenceError(
+        f"cannot encode parameter value of type {type(value).__name__}; "
+        "parameters must be numbers, strings, lists, arrays or nolo Configurable objects"
+    )
+
+
+def decode_value(data: Any) -> Any:
+    """Inverse of :func:`encode_value`."""
+    if isinstance(data, list):
+        return [decode_value(v) for v in data]
+    if isinstance(data, dict):
+        if "class" in data and "params" in data:
+            return Configurable.from_config(data)
+        if "ndarray" in data:
+            return np.asarray(data["ndarray"], dtype=np.dtype(data["dtype"]))
+        if "float" in data:
+            return float(data["float"])
+        if "dict" in data:
+            return {k: decode_value(v) for k, v in data["dict"].items()}
+        raise PersistenceError(f"malformed encoded value {data!r}")
+    return data
+
+
+class Configurable(BaseEstimator):
+    """Base of every configurable nolo object (scikit-learn parameter conventions)."""
+
+    _abstract: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _REGISTRY[_class_path(cls)] = cls
+
+    def to_config(self) -> dict:
+        """JSON-compatible description: class path and (encoded) parameters."""
+        return {
+            "class": _class_path(type(self)),
+            "params": {k: encode_value(v) for k, v in self.get_params(deep=False).items()},
+        }
+
+    @staticmethod
+    def from_config(config: dict) -> "Configurable":
+        """Rebuild an object from :meth:`to_config` output."""
+        if not isinstance(config, dict) or "class" not in config:
+            raise PersistenceError(f"a configuration must be a dict with 'class' and 'params', got {config!r}")
+        cls = registered_class(config["class"])
+        params = {k: decode_value(v) for k, v in config.get("params", {}).items()}
+        try:
+            return cls(**params)
+        except TypeError as exc:
+            raise ParameterError(f"bad parameters for {config['class']}: {exc}") from None

@@ -1,0 +1,150 @@
+"""Boundary checks shared by every public entry point.
+
+Each check raises :class:`nolo.ParameterError` (a ``ValueError``) whose
+message names the parameter and the allowed domain, e.g.::
+
+    ParameterError: p must be a real number > 1, got 0.5
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from nolo.exceptions import NumericalError, ParameterError
+
+__all__ = [
+    "check_scalar",
+    "check_int",
+    "check_choice",
+    "check_array",
+    "check_finite",
+    "check_probability",
+    "check_flip_rates",
+]
+
+
+def _fmt_interval(low, high, low_inclusive, high_inclusive) -> str:
+    parts = []
+    if low is not None:
+        parts.append(f"{'>=' if low_inclusive else '>'} {low}")
+    if high is not None:
+        parts.append(f"{'<=' if high_inclusive else '<'} {high}")
+    return " and ".join(parts) if parts else "finite"
+
+
+def check_scalar(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+    allow_inf: bool = False,
+) -> float:
+    """Return ``value`` as a float after checking it is a real number in the interval.
+
+    Raises :class:`ParameterError` naming ``name`` and the allowed interval.
+    """
+    allowed = f"a real number {_fmt_interval(low, high, low_inclusive, high_inclusive)}"
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise ParameterError(f"{name} must be {allowed}, got {value!r} of type {type(value).__name__}")
+    v = float(value)
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
+        raise ParameterError(f"{name} must be {allowed}, got {v}")
+    if low is not None and (v < low or (v == low and not low_inclusive)):
+        raise ParameterError(f"{name} must be {allowed}, got {v}")
+    if high is not None and (v > high or (v == high and not high_inclusive)):
+        raise ParameterError(f"{name} must be {allowed}, got {v}")
+    return v
+
+
+def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as an int after checking it is an integer in ``[low, high]``."""
+    allowed = f"an integer {_fmt_interval(low, high, True, True)}"
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise ParameterError(f"{name} must be {allowed}, got {value!r} of type {type(value).__name__}")
+    v = int(value)
+    if (low is not None and v < low) or (high is not None and v > high):
+        raise ParameterError(f"{name} must be {allowed}, got {v}")
+    return v
+
+
+def check_choice(value: Any, name: str, choices) -> Any:
+    """Check ``value`` is one of ``choices``."""
+    if value not in choices:
+        allowed = ", ".join(repr(c) for c in choices)
+        raise ParameterError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def check_probability(value: Any, name: str, *, open_high: bool = False) -> float:
+    """A probability in [0, 1] (or [0, 1) with ``open_high``)."""
+    return check_scalar(value, name, low=0.0, high=1.0, high_inclusive=not open_high)
+
+
+def check_flip_rates(rho0: Any, rho1: Any) -> tuple[float, float]:
+    """Check feedback flip rates: rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1).
+
+    Both in [0, 1) and rho0 + rho1 < 1 (otherwise the flipped bit carries no
+    information, AM section 3).
+    """
+    r0 = check_scalar(rho0, "rho0", low=0.0, high=1.0, high_inclusive=False)
+    r1 = check_scalar(rho1, "rho1", low=0.0, high=1.0, high_inclusive=False)
+    if r0 + r1 >= 1.0:
+        raise ParameterError(
+            f"rho0 + rho1 must be < 1 (rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1)), "
+            f"got rho0={r0}, rho1={r1}, sum={r0 + r1}"
+        )
+    return r0, r1
+
+
+def check_array(
+    value: Any,
+    name: str,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    shape: tuple[int | None, ...] | None = None,
+    dtype=np.float64,
+    finite: bool = True,
+    copy: bool = False,
+) -> np.ndarray:
+    """Convert ``value`` to an array and check its dimension, shape and finiteness.
+
+    ``shape`` entries set to ``None`` are free.  Raises :class:`ParameterError`.
+    """
+    try:
+        arr = np.array(value, dtype=dtype, copy=copy) if copy else np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"{name} must be convertible to a {np.dtype(dtype).name} array: {exc}") from None
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ParameterError(
+                f"{name} must have {' or '.join(str(a) for a in allowed)} dimension(s), got shape {arr.shape}"
+            )
+    if shape is not None:
+        ok = arr.ndim == len(shape) and all(s is None or s == a for s, a in zip(shape, arr.shape))
+        if not ok:
+            want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+            raise ParameterError(f"{name} must have shape {want}, got {arr.shape}")
+    if finite and arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        raise ParameterError(f"{name} must contain only finite values (no NaN or inf)")
+    return arr
+
+
+def check_finite(value: float | np.ndarray, what: str) -> float | np.ndarray:
+    """Raise :class:`NumericalError` if a computed quantity is not finite.
+
+    Used on results (not inputs): an estimator overflowing, a step diverging.
+    """
+    if not np.all(np.isfinite(value)):
+        raise NumericalError(
+            f"{what} is not finite ({value!r}); the computation overflowed or diverged. "
+            "Rescale the inputs, lower the step size, or lower p / the loss's sharpness."
+        )
+    return value

@@ -1,0 +1,39 @@
+"""Exceptions raised by nolo.
+
+Every public check raises one of these (or a plain :class:`ValueError`
+subclass) with a message that names the offending parameter and what is
+allowed.
+"""
+
+from __future__ import annotations
+
+
+class NoloError(Exception):
+    """Base class of nolo's own exceptions."""
+
+
+class ParameterError(NoloError, ValueError):
+    """A parameter or an input is outside its allowed domain.
+
+    It is a :class:`ValueError`, so ``except ValueError`` catches it as
+    scikit-learn users expect.
+    """
+
+
+class NumericalError(NoloError, ArithmeticError):
+    """A quantity is not representable in float64 (overflow, NaN, a diverging step).
+
+    Raised instead of returning ``inf`` or ``nan`` silently.  The learner that
+    raised it has not changed its state.
+    """
+
+
+class CopiesExhausted(NoloError, LookupError):
+    """A finite pool of noisy copies cannot supply the copies an estimator asked for.
+
+    Raised by :class:`nolo.noise.PoolOracle` under ``on_exhausted="raise"``.
+    """
+
+
+class PersistenceError(NoloError, ValueError):
+    """A saved learner file is malformed, of an unknown format version, or of an unknown class."""

@@ -1,0 +1,5 @@
+"""Learners, one class per algorithm (see :mod:`nolo.learners.base` for the contract)."""
+
+from nolo.learners.base import BanditLearner, FullInformationLearner, Learner, NoisyInputLearner
+
+__all__ = ["Learner", "NoisyInputLearner", "BanditLearner", "FullInformationLearner"]
