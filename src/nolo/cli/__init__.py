@@ -16,6 +16,11 @@ from nolo import __version__
 #: command name -> "module:click command".  Add one line per command module.
 COMMANDS: dict[str, str] = {
     "demo": "nolo.cli.demo:demo",
+    "run": "nolo.cli.experiments:run",
+    "reproduce": "nolo.cli.experiments:reproduce",
+    "results": "nolo.cli.experiments:results",
+    "data": "nolo.cli.data:data",
+    "estimate-noise": "nolo.cli.estimate_noise:estimate_noise",
 }
 
 
