@@ -1,0 +1,145 @@
+"""The context an experiment function receives.
+
+It carries the run settings chosen on the command line (``quick``, output
+directory, seeds, jobs, backend/scheduler) and the helpers an experiment
+needs: run a sweep of declarative specs (:meth:`Context.sweep`) or of any
+module-level function (:meth:`Context.map`) through the resumable sweep
+engine, save a matplotlib figure (:meth:`Context.save_figure`), log, and show
+progress.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from nolo.exceptions import ParameterError
+
+__all__ = ["Context", "progress_enabled", "progress"]
+
+
+def progress_enabled() -> bool:
+    """Progress bars only on an interactive terminal and never under CI (``CI`` set)."""
+    if os.environ.get("CI"):
+        return False
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def progress(iterable: Iterable | None = None, *, total: int | None = None, desc: str | None = None, enabled=None):
+    """A tqdm progress bar on stderr, disabled when not on a terminal or under CI."""
+    from tqdm.auto import tqdm
+
+    on = progress_enabled() if enabled is None else bool(enabled)
+    return tqdm(iterable, total=total, desc=desc, disable=not on, leave=False, file=sys.stderr)
+
+
+@dataclass
+class Context:
+    """Settings and helpers handed to ``func(ctx)`` of a registered experiment.
+
+    Attributes: ``quick`` (reduced version requested), ``out_dir`` (this
+    experiment's directory, ``OUT/<paper>/<id>``), ``seeds`` (list of ints),
+    ``jobs`` (parallel processes), ``backend`` ("local" or "dask"),
+    ``scheduler`` (Dask scheduler address or None), ``plots`` (PNG files
+    saved so far; the platform adds them to the result).
+    """
+
+    paper: str
+    id: str
+    quick: bool
+    out_dir: Path
+    seeds: list[int]
+    jobs: int = 1
+    backend: str = "local"
+    scheduler: str | None = None
+    show_progress: bool | None = None
+    plots: list[Path] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.out_dir = Path(self.out_dir)
+        if self.backend not in ("local", "dask"):
+            raise ParameterError(f"backend must be 'local' or 'dask', got {self.backend!r}")
+        if self.backend == "dask" and not self.scheduler:
+            raise ParameterError("scheduler must be a Dask scheduler address (e.g. 'tcp://127.0.0.1:8786') with backend='dask'")
+        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1:
+            raise ParameterError(f"jobs must be an integer >= 1, got {self.jobs!r}")
+        self.seeds = [int(s) for s in self.seeds]
+
+    # -- settings --------------------------------------------------------------------
+    @property
+    def runs_dir(self) -> Path:
+        """Where this experiment's Parquet runs go (``out_dir/runs``)."""
+        return self.out_dir / "runs"
+
+    def scale(self, quick: Any, full: Any) -> Any:
+        """``quick`` under ``--quick``, else ``full`` (e.g. ``T = ctx.scale(2_000, 100_000)``)."""
+        return quick if self.quick else full
+
+    # -- logging and progress ----------------------------------------------------------
+    @property
+    def logger(self) -> logging.Logger:
+        return logging.getLogger(f"nolo.experiments.{self.paper}.{self.id}")
+
+    def log(self, message: str) -> None:
+        """Log an informational message under ``nolo.experiments.<paper>.<id>``."""
+        self.logger.info(message)
+
+    def progress(self, iterable: Iterable | None = None, *, total: int | None = None, desc: str | None = None):
+        """A progress bar (quiet when not on a terminal or under CI)."""
+        return progress(iterable, total=total, desc=desc or f"{self.paper}/{self.id}", enabled=self.show_progress)
+
+    # -- running -------------------------------------------------------------------------
+    def sweep(self, specs, seeds: Iterable[int] | None = None):
+        """Run every spec (an :class:`~nolo.experiments.spec.ExperimentSpec`, or a list of them) x
+        every learner x every setting of its ``grid`` x every seed (``seeds`` defaults to ``ctx.seeds``)
+        through the resumable sweep engine; returns the metrics of all runs as one pandas DataFrame
+        (columns ``spec``, ``setting``, ``learner``, ``seed``, ``run_id``, ``t`` and the metrics)."""
+        from nolo.experiments.sweep import run_sweep
+
+        return run_sweep(
+            specs,
+            self.runs_dir,
+            seeds=self.seeds if seeds is None else list(seeds),
+            jobs=self.jobs,
+            backend=self.backend,
+            scheduler=self.scheduler,
+            show_progress=self.show_progress,
+        )
+
+    def map(self, func: Callable, tasks: list[dict], *, name: str | None = None):
+        """Run ``func(**task)`` for each task (a JSON-able dict) through the sweep engine; returns the
+        results as a list of pandas DataFrames, in task order.
+
+        ``func`` must be a module-level function returning a pandas DataFrame or a dict of equal-length
+        1-D arrays / scalars.  Each call is stored as one Parquet file whose id is derived from the
+        function's name and the task, so a rerun skips finished tasks.
+        """
+        from nolo.experiments.sweep import run_map
+
+        return run_map(
+            func,
+            tasks,
+            self.runs_dir,
+            name=name,
+            jobs=self.jobs,
+            backend=self.backend,
+            scheduler=self.scheduler,
+            show_progress=self.show_progress,
+        )
+
+    # -- output --------------------------------------------------------------------------
+    def save_figure(self, fig, name: str) -> Path:
+        """Save a matplotlib figure as ``out_dir/<name>.png`` (and close it); records it in ``plots``."""
+        from nolo.experiments.plots import save_figure
+
+        path = save_figure(fig, self.out_dir / f"{name}.png")
+        if path not in self.plots:
+            self.plots.append(path)
+        return path

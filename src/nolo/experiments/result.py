@@ -1,0 +1,158 @@
+"""What an experiment returns: figures, claims, paper-vs-ours rows, plots, tables.
+
+The platform (not the experiment) decides whether a claim holds:
+``figures[claim.figure].value <op> claim.threshold``; a missing or non-finite
+figure makes the claim fail.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nolo.exceptions import ParameterError
+
+__all__ = ["Figure", "Claim", "PaperRow", "ExperimentResult", "OPS"]
+
+#: comparison operators a claim may use.
+OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number the experiment measured, with its unit ("" when dimensionless)."""
+
+    value: float
+    unit: str = ""
+
+    def __post_init__(self):
+        if isinstance(self.value, bool) or not isinstance(self.value, numbers.Real):
+            raise ParameterError(f"figure value must be a real number, got {self.value!r}")
+        object.__setattr__(self, "value", float(self.value))
+        if not isinstance(self.unit, str):
+            raise ParameterError(f"figure unit must be a string, got {self.unit!r}")
+
+    def to_json(self) -> dict:
+        v = self.value
+        return {"value": v if math.isfinite(v) else None, "unit": self.unit}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``figures[figure] <op> threshold``, stated in words citing the paper's theorem or figure."""
+
+    statement: str
+    figure: str
+    op: str
+    threshold: float
+
+    def __post_init__(self):
+        if not isinstance(self.statement, str) or not self.statement.strip():
+            raise ParameterError(f"claim statement must be a non-empty string, got {self.statement!r}")
+        if self.op not in OPS:
+            raise ParameterError(f"claim op must be one of {', '.join(map(repr, OPS))}, got {self.op!r}")
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, numbers.Real):
+            raise ParameterError(f"claim threshold must be a real number, got {self.threshold!r}")
+        object.__setattr__(self, "threshold", float(self.threshold))
+
+    def holds(self, figures: dict[str, Figure]) -> bool:
+        fig = figures.get(self.figure)
+        if fig is None or not math.isfinite(fig.value):
+            return False
+        return bool(OPS[self.op](fig.value, self.threshold))
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    """A number the paper reports beside ours; ``difference = ours - paper``."""
+
+    quantity: str
+    paper: float
+    ours: float
+    unit: str = ""
+    note: str = ""
+
+    def __post_init__(self):
+        for name in ("paper", "ours"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise ParameterError(f"paper row {name!r} must be a real number, got {v!r}")
+            object.__setattr__(self, name, float(v))
+
+    @property
+    def difference(self) -> float:
+        return self.ours - self.paper
+
+
+def _as_figure(name: str, value: Any) -> Figure:
+    if isinstance(value, Figure):
+        return value
+    if isinstance(value, dict):
+        unknown = set(value) - {"value", "unit"}
+        if "value" not in value or unknown:
+            raise ParameterError(f"figure {name!r} must be {{'value': number, 'unit': str}}, got {value!r}")
+        return Figure(value["value"], value.get("unit", ""))
+    if isinstance(value, tuple) and len(value) == 2:
+        return Figure(*value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return Figure(value)
+    raise ParameterError(
+        f"figure {name!r} must be a Figure, a number, a (value, unit) pair or {{'value', 'unit'}}, got {value!r}"
+    )
+
+
+def _as_claim(value: Any) -> Claim:
+    if isinstance(value, Claim):
+        return value
+    if isinstance(value, dict):
+        return Claim(**value)
+    raise ParameterError(f"a claim must be a Claim or a dict with statement, figure, op, threshold; got {value!r}")
+
+
+def _as_row(value: Any) -> PaperRow:
+    if isinstance(value, PaperRow):
+        return value
+    if isinstance(value, dict):
+        return PaperRow(**value)
+    raise ParameterError(f"a paper row must be a PaperRow or a dict with quantity, paper, ours; got {value!r}")
+
+
+@dataclass
+class ExperimentResult:
+    """The outcome of one experiment.
+
+    ``figures``: ``{name: Figure}`` (numbers, ``(value, unit)`` pairs and
+    ``{"value", "unit"}`` dicts are accepted and converted); ``claims``: list of
+    :class:`Claim`; ``paper_rows``: list of :class:`PaperRow`; ``plots``: PNG
+    paths (``ctx.save_figure`` fills it for you); ``tables``: ``{name:
+    pandas.DataFrame}`` shown in the report.
+    """
+
+    figures: dict[str, Figure] = field(default_factory=dict)
+    claims: list[Claim] = field(default_factory=list)
+    paper_rows: list[PaperRow] = field(default_factory=list)
+    plots: list[Path] = field(default_factory=list)
+    tables: dict[str, Any] = field(default_factory=dict)
+    notes: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.figures, dict):
+            raise ParameterError(f"figures must be a dict name -> figure, got {type(self.figures).__name__}")
+        self.figures = {str(k): _as_figure(str(k), v) for k, v in self.figures.items()}
+        self.claims = [_as_claim(c) for c in self.claims]
+        self.paper_rows = [_as_row(r) for r in self.paper_rows]
+        self.plots = [Path(p) for p in self.plots]
+        for c in self.claims:
+            if c.figure not in self.figures:
+                raise ParameterError(
+                    f"claim {c.statement!r} refers to figure {c.figure!r}, which is not among the figures "
+                    f"({', '.join(sorted(self.figures)) or 'none'})"
+                )
+
+    def verdicts(self) -> list[tuple[Claim, bool]]:
+        """Each claim with whether it holds on this result's figures."""
+        return [(c, c.holds(self.figures)) for c in self.claims]
