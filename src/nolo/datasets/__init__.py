@@ -1,0 +1,60 @@
+"""Datasets as plain NumPy arrays: file loaders, a registry with a data-directory setting, generators.
+
+- :func:`load_dataset` (name -> ``(X float64, y int64)``), :data:`REGISTRY`,
+  :func:`resolve_data_dir` (argument > ``$NOLO_DATA_DIR`` > ``../shared/datasets``
+  > ``~/.cache/nolo/data``);
+- format readers taking a path: :func:`read_idx` / :func:`load_idx_pair` (MNIST,
+  Fashion-MNIST), :func:`load_usps_h5`, :func:`load_svmlight`, :func:`load_csv`;
+- generators: :func:`make_synsep`, :func:`make_synnonsep` (math-notes D);
+- :func:`normalize_rows` (AM's unit-norm rows), :func:`pca_features`;
+- :func:`stream_indices` / :func:`iter_stream_indices`: the order in which a
+  bandit experiment visits the examples.
+"""
+
+from nolo.datasets.builtin import load_digits_arrays, load_iris_arrays
+from nolo.datasets.checksums import FileStatus, sha256_file
+from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
+from nolo.datasets.features import pca_features
+from nolo.datasets.idx import load_idx_pair, read_idx, write_idx
+from nolo.datasets.load import DATASET_OPTIONS, PartialDatasetWarning, load_dataset
+from nolo.datasets.normalize import normalize_rows
+from nolo.datasets.paths import ENV_VAR, DataDir, resolve_data_dir
+from nolo.datasets.registry import REGISTRY, dataset_names, file_status, get_spec
+from nolo.datasets.synsep import (
+    SynSepPrototypes,
+    draw_synsep_prototypes,
+    make_synnonsep,
+    make_synsep,
+    multiclass_margins,
+)
+from nolo.datasets.usps import load_usps_h5
+
+__all__ = [
+    "DATASET_OPTIONS",
+    "ENV_VAR",
+    "REGISTRY",
+    "DataDir",
+    "DataFormatError",
+    "DatasetNotFoundError",
+    "FileStatus",
+    "PartialDatasetWarning",
+    "SynSepPrototypes",
+    "dataset_names",
+    "draw_synsep_prototypes",
+    "file_status",
+    "get_spec",
+    "load_dataset",
+    "load_digits_arrays",
+    "load_idx_pair",
+    "load_iris_arrays",
+    "load_usps_h5",
+    "make_synnonsep",
+    "make_synsep",
+    "multiclass_margins",
+    "normalize_rows",
+    "pca_features",
+    "read_idx",
+    "resolve_data_dir",
+    "sha256_file",
+    "write_idx",
+]

@@ -1,0 +1,27 @@
+"""Row normalisation as in AM (instances scaled to ||x||_2 = 1, so ||x|| <= 1 holds)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nolo._validation import check_array, check_choice
+
+__all__ = ["NORMALIZATIONS", "normalize_rows"]
+
+#: allowed values of the ``normalize`` argument
+NORMALIZATIONS = ("unit", None)
+
+
+def normalize_rows(X, normalize: str | None = "unit") -> np.ndarray:
+    """Return ``X`` as float64 with every nonzero row scaled to unit l2 norm.
+
+    ``normalize=None`` returns the float64 copy unchanged.  All-zero rows stay
+    zero (their norm is 0 and they already satisfy ||x|| <= 1).
+    """
+    check_choice(normalize, "normalize", NORMALIZATIONS)
+    X = check_array(X, "X", ndim=2, copy=True)
+    if normalize == "unit":
+        norms = np.linalg.norm(X, axis=1)
+        nz = norms > 0
+        X[nz] /= norms[nz, None]
+    return X
