@@ -1,6 +1,37 @@
 """Unbiased estimators of nonlinear functions of a mean (CSS10 section 3.2, Lemma 1; slides)."""
 
+from nolo.estimators.geometric import (
+    GeometricDegree,
+    check_p,
+    degree_log_pmf,
+    degree_pmf,
+    degree_tail,
+    degree_variance,
+    expected_degree,
+    expected_queries,
+    sample_degree,
+)
+from nolo.estimators.lemma1 import Lemma1Batch, Lemma1Estimate, RandomDegreeEstimator, resolve_series
 from nolo.estimators.logspace import LOG_FLOAT_MAX, signed_exp, signed_log, signed_log_product
 from nolo.estimators.series import TaylorSeries
 
-__all__ = ["LOG_FLOAT_MAX", "TaylorSeries", "signed_exp", "signed_log", "signed_log_product"]
+__all__ = [
+    "LOG_FLOAT_MAX",
+    "GeometricDegree",
+    "Lemma1Batch",
+    "Lemma1Estimate",
+    "RandomDegreeEstimator",
+    "TaylorSeries",
+    "check_p",
+    "degree_log_pmf",
+    "degree_pmf",
+    "degree_tail",
+    "degree_variance",
+    "expected_degree",
+    "expected_queries",
+    "resolve_series",
+    "sample_degree",
+    "signed_exp",
+    "signed_log",
+    "signed_log_product",
+]
