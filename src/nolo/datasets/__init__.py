@@ -12,14 +12,15 @@
 """
 
 from nolo.datasets.builtin import load_digits_arrays, load_iris_arrays
-from nolo.datasets.checksums import FileStatus, sha256_file
+from nolo.datasets.checksums import sha256_file
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
 from nolo.datasets.features import pca_features
 from nolo.datasets.idx import load_idx_pair, read_idx, write_idx
+from nolo.datasets.labels import relabel
 from nolo.datasets.load import DATASET_OPTIONS, PartialDatasetWarning, load_dataset
 from nolo.datasets.normalize import normalize_rows
 from nolo.datasets.paths import ENV_VAR, DataDir, resolve_data_dir
-from nolo.datasets.registry import REGISTRY, dataset_names, file_status, get_spec
+from nolo.datasets.registry import REGISTRY, FileStatus, dataset_names, file_status, get_spec
 from nolo.datasets.synsep import (
     SynSepPrototypes,
     draw_synsep_prototypes,
@@ -27,12 +28,16 @@ from nolo.datasets.synsep import (
     make_synsep,
     multiclass_margins,
 )
+from nolo.datasets.streams import STREAM_ORDERS, iter_stream_indices, stream_indices
+from nolo.datasets.svmlight import load_svmlight
+from nolo.datasets.tabular import load_csv
 from nolo.datasets.usps import load_usps_h5
 
 __all__ = [
     "DATASET_OPTIONS",
     "ENV_VAR",
     "REGISTRY",
+    "STREAM_ORDERS",
     "DataDir",
     "DataFormatError",
     "DatasetNotFoundError",
@@ -43,10 +48,13 @@ __all__ = [
     "draw_synsep_prototypes",
     "file_status",
     "get_spec",
+    "iter_stream_indices",
+    "load_csv",
     "load_dataset",
     "load_digits_arrays",
     "load_idx_pair",
     "load_iris_arrays",
+    "load_svmlight",
     "load_usps_h5",
     "make_synnonsep",
     "make_synsep",
@@ -54,7 +62,9 @@ __all__ = [
     "normalize_rows",
     "pca_features",
     "read_idx",
+    "relabel",
     "resolve_data_dir",
     "sha256_file",
+    "stream_indices",
     "write_idx",
 ]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["sha256_file", "FileStatus"]
+__all__ = ["sha256_file"]
 
 _BLOCK = 1 << 20
 
@@ -19,19 +18,3 @@ def sha256_file(path: str | os.PathLike) -> str:
         for block in iter(lambda: fh.read(_BLOCK), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-@dataclass(frozen=True)
-class FileStatus:
-    """The state of one expected file.
-
-    ``status`` is ``"ok"`` (checksum matches), ``"mismatch"``, ``"unverified"``
-    (present, no checksum known, or not checked) or ``"missing"``.
-    """
-
-    dataset: str
-    expected: str  # display name, e.g. "mnist/t10k-images-idx3-ubyte(.gz)"
-    path: Path | None
-    status: str
-    sha256_expected: str | None = None
-    sha256_actual: str | None = None

@@ -28,9 +28,9 @@ from typing import Callable
 
 import numpy as np
 
-from nolo.datasets.checksums import FileStatus, sha256_file
+from nolo.datasets.checksums import sha256_file
 
-__all__ = ["FileSpec", "FileDataset", "BuiltinDataset", "REGISTRY", "get_spec", "dataset_names", "file_status"]
+__all__ = ["FileSpec", "FileStatus", "FileDataset", "BuiltinDataset", "REGISTRY", "get_spec", "dataset_names", "file_status"]
 
 SPLIT_ORDER = ("train", "test")
 
@@ -57,11 +57,35 @@ class FileSpec:
                 return p
         return None
 
+    def known_checksums(self) -> list[tuple[str, str]]:
+        """``(file name, sha256)`` for each variant whose checksum is known."""
+        return [(self.stem + s, self.sha256[s]) for s in self.suffixes if s in self.sha256]
+
     def expected_sha256(self, path: Path) -> str | None:
         for s in self.suffixes:
             if path.name == Path(self.stem + s).name:
                 return self.sha256.get(s)
         return None
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    """The state of one expected file of a dataset.
+
+    ``status`` is ``"ok"`` (checksum matches), ``"mismatch"``, ``"unverified"``
+    (present; no checksum known or not checked) or ``"missing"``.
+    """
+
+    dataset: str
+    file: FileSpec
+    path: Path | None
+    status: str
+    sha256_expected: str | None = None
+    sha256_actual: str | None = None
+
+    @property
+    def expected(self) -> str:
+        return self.file.display()
 
 
 @dataclass(frozen=True)
@@ -163,13 +187,12 @@ def file_status(spec: FileDataset, root: Path, *, verify: bool = True) -> list[F
     for f in spec.all_files():
         path = f.find(root)
         if path is None:
-            known = next(iter(f.sha256.values()), None)
-            out.append(FileStatus(spec.name, f.display(), None, "missing", known))
+            out.append(FileStatus(spec.name, f, None, "missing"))
             continue
         expected = f.expected_sha256(path)
         if not verify or expected is None:
-            out.append(FileStatus(spec.name, f.display(), path, "unverified", expected))
+            out.append(FileStatus(spec.name, f, path, "unverified", expected))
             continue
         actual = sha256_file(path)
-        out.append(FileStatus(spec.name, f.display(), path, "ok" if actual == expected else "mismatch", expected, actual))
+        out.append(FileStatus(spec.name, f, path, "ok" if actual == expected else "mismatch", expected, actual))
     return out

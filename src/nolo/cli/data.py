@@ -1,0 +1,89 @@
+"""``nolo data list`` and ``nolo data check``: which dataset files are present, and are they intact."""
+
+from __future__ import annotations
+
+import click
+
+from nolo.datasets.paths import resolve_data_dir
+from nolo.datasets.registry import REGISTRY, FileDataset, file_status
+
+_DATA_DIR = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Data directory (default: $NOLO_DATA_DIR, else ../shared/datasets if present, else ~/.cache/nolo/data).",
+)
+
+
+def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> None:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, tuple("-" * w for w in widths), *rows]:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def _selected(names: tuple[str, ...]) -> list[str]:
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise click.BadParameter(f"unknown dataset(s) {', '.join(unknown)}; known: {', '.join(REGISTRY)}", param_hint="NAMES")
+    return list(names) or list(REGISTRY)
+
+
+@click.group()
+def data() -> None:
+    """Datasets: list the expected files and check their SHA-256."""
+
+
+@data.command("list")
+@_DATA_DIR
+@click.argument("names", nargs=-1)
+def list_(data_dir, names) -> None:
+    """Table of datasets, their files, present/missing, and where they were found."""
+    where = resolve_data_dir(data_dir)
+    click.echo(f"data directory: {where.describe()}")
+    rows = []
+    for name in _selected(names):
+        spec = REGISTRY[name]
+        if not isinstance(spec, FileDataset):
+            rows.append((name, "(none)", "built-in", "-"))
+            continue
+        for st in file_status(spec, where.path, verify=False):
+            rows.append((name, st.expected, "present" if st.path else "missing", str(st.path) if st.path else "-"))
+    _table(rows, ("dataset", "file", "status", "where"))
+
+
+@data.command("check")
+@_DATA_DIR
+@click.argument("names", nargs=-1)
+def check(data_dir, names) -> None:
+    """Verify the SHA-256 of present files (exit code 1 on a mismatch); list what missing files should be."""
+    where = resolve_data_dir(data_dir)
+    click.echo(f"data directory: {where.describe()}")
+    rows, missing, mismatches = [], [], 0
+    for name in _selected(names):
+        spec = REGISTRY[name]
+        if not isinstance(spec, FileDataset):
+            continue
+        for st in file_status(spec, where.path, verify=True):
+            if st.status == "missing":
+                missing.append(st)
+                continue
+            mismatches += st.status == "mismatch"
+            note = {"ok": "ok", "mismatch": "MISMATCH", "unverified": "present (no checksum known)"}[st.status]
+            rows.append((name, st.expected, note, st.sha256_actual or "-"))
+    if rows:
+        _table(rows, ("dataset", "file", "check", "sha256"))
+    else:
+        click.echo("no dataset files present")
+    if missing:
+        click.echo(f"\nmissing files (expected under {where.path}):")
+        expected_rows = []
+        for st in missing:
+            known = st.file.known_checksums()
+            if known:
+                expected_rows += [(st.dataset, fname, sha) for fname, sha in known]
+            else:
+                expected_rows.append((st.dataset, st.expected, "unknown"))
+        _table(expected_rows, ("dataset", "expected file", "sha256"))
+    if mismatches:
+        click.echo(f"\n{mismatches} file(s) do not match their SHA-256", err=True)
+        raise SystemExit(1)
