@@ -1,0 +1,54 @@
+"""Kernels and their unbiased noisy feature estimates (CSS10 sections 3.3 and 5.2; math-notes items 2-5).
+
+* :class:`Kernel` -- the base of every kernel (Gram matrix on clean inputs);
+  :class:`NoisyFeatureKernel` -- a kernel with ``map_estimate`` (CSS10
+  Subroutine 2), ``prod`` (Subroutine 3) and ``prod_clean`` (Subroutine 4);
+* dot-product kernels given by their coefficients ``beta_n``:
+  :class:`DotProductKernel`, :class:`LinearKernel`, :class:`PolynomialKernel`,
+  :class:`ExponentialKernel`;
+* :class:`GaussianKernel` via the factorisation of math-notes item 5;
+* :class:`FeatureEstimate` -- the data structure ``Psi~(x)``;
+* :func:`grad_length_estimate` -- CSS10 Subroutine 1 with erratum E1 corrected.
+
+Other modules of this folder add further kernels (the CSS11 surrogate
+kernels); they derive from :class:`Kernel`.
+"""
+
+from nolo.kernels.base import Kernel, NoisyFeatureKernel
+from nolo.kernels.dot_product import DotProductKernel, ExponentialKernel, LinearKernel, PolynomialKernel
+from nolo.kernels.estimates import FeatureEstimate
+from nolo.kernels.gaussian import GaussianKernel
+from nolo.kernels.grad_length import GradLength, grad_length_estimate
+
+__all__ = [
+    "Kernel",
+    "NoisyFeatureKernel",
+    "DotProductKernel",
+    "LinearKernel",
+    "PolynomialKernel",
+    "ExponentialKernel",
+    "GaussianKernel",
+    "FeatureEstimate",
+    "GradLength",
+    "grad_length_estimate",
+    "get_kernel",
+]
+
+_BY_NAME = {
+    "linear": LinearKernel,
+    "polynomial": PolynomialKernel,
+    "poly": PolynomialKernel,
+    "exponential": ExponentialKernel,
+    "gaussian": GaussianKernel,
+    "rbf": GaussianKernel,
+}
+
+
+def get_kernel(name, **params) -> Kernel:
+    """A kernel by name (``linear``, ``polynomial``/``poly``, ``exponential``, ``gaussian``/``rbf``) or as given."""
+    from nolo._validation import check_choice
+
+    if isinstance(name, Kernel):
+        return name
+    check_choice(name, "kernel", tuple(_BY_NAME))
+    return _BY_NAME[name](**params).validate()
