@@ -83,7 +83,7 @@ class SmoothedHinge(Loss):
         return 0.5 * (1.0 - z) * erfc(s * u) + np.exp(-(s * u) ** 2) / (2.0 * s * _SQRT_PI)
 
     def _derivative(self, z):
-        return 0.5 * (erf(float(self.s) * (z - 1.0)) - 1.0)
+        return -0.5 * erfc(float(self.s) * (z - 1.0))  # = (erf(s(m-1)) - 1)/2 without cancellation
 
     def _make_series(self):
         s = float(self.s)
