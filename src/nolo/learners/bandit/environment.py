@@ -1,0 +1,209 @@
+"""Classification-to-bandit environment and the compiled whole-stream runner.
+
+:class:`ClassificationBandit` turns a labelled dataset (dense array or CSR
+matrix) into the AM protocol: each round an example is drawn (``order``:
+``"replace"`` -- uniformly with replacement, as the AM code; ``"permute"`` -- a
+fresh random permutation per pass; ``"cycle"`` -- the given order, repeated),
+the learner plays a label, and the environment returns the bit
+1[played == y] flipped with rates rho0 = P(feedback 1 | truth 0) and
+rho1 = P(feedback 0 | truth 1) (the channel of :class:`nolo.noise.FlipChannel`:
+a true 1 is flipped when u < rho1, a true 0 when u < rho0, one uniform per round).
+
+Per-round use::
+
+    env = ClassificationBandit(X, y, rho0=.2, rho1=.2, seed=1)
+    x = env.next(); played = learner.act(x); learner.learn(x, played, env.feedback(played))
+
+Whole-stream use (compiled, no per-round Python): ``env.run(learner, T)`` or
+:func:`run_stream`.  Both give bit-identical learners for the same seeds.
+The run records, at log-spaced checkpoints only (memory O(#checkpoints), never
+O(T)), the cumulative number of mistakes of the played label (what AM plot)
+and of the greedy label argmax_r w_r . x.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from nolo._validation import check_array, check_choice, check_flip_rates, check_int
+from nolo.exceptions import NumericalError, ParameterError
+from nolo.learners.bandit import _kernels as kern
+from nolo.random import as_generator
+
+__all__ = ["ClassificationBandit", "StreamResult", "run_stream", "log_checkpoints", "ORDERS"]
+
+ORDERS = {"replace": kern.ORDER_REPLACE, "permute": kern.ORDER_PERMUTE, "cycle": kern.ORDER_CYCLE}
+_NO_LOG = np.zeros(0, dtype=np.int64)
+
+
+def log_checkpoints(n_rounds: int, n_points: int = 60) -> np.ndarray:
+    """About ``n_points`` log-spaced round numbers in [1, n_rounds], always including n_rounds."""
+    n_rounds = check_int(n_rounds, "n_rounds", low=1)
+    pts = np.unique(np.geomspace(1, n_rounds, num=max(2, int(n_points))).round().astype(np.int64))
+    return np.unique(np.append(pts, n_rounds))
+
+
+@dataclass
+class StreamResult:
+    """Metrics of one run at its checkpoints (round numbers counted from the start of the run)."""
+
+    checkpoints: np.ndarray
+    played_mistakes: np.ndarray
+    greedy_mistakes: np.ndarray
+    n_rounds: int
+    seconds: float
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def error_rate(self) -> np.ndarray:
+        """Cumulative error rate of the played label, (1/t) sum_{s<=t} 1[played_s != y_s] (AM Fig. 2)."""
+        return self.played_mistakes / self.checkpoints
+
+    @property
+    def greedy_error_rate(self) -> np.ndarray:
+        return self.greedy_mistakes / self.checkpoints
+
+    @property
+    def rounds_per_second(self) -> float:
+        return self.n_rounds / self.seconds if self.seconds > 0 else float("inf")
+
+
+class ClassificationBandit:
+    """A labelled dataset played as a noisy bandit feedback stream (see the module docstring).
+
+    Parameters
+    ----------
+    X : (n, d) array or scipy CSR matrix; y : (n,) integer labels in [0, K)
+    rho0, rho1 : flip rates, rho0 + rho1 < 1
+    order : "replace" | "permute" | "cycle"
+    seed : the environment's generator (example draws and feedback flips)
+    """
+
+    def __init__(self, X, y, rho0: float = 0.0, rho1: float = 0.0, order: str = "replace", seed=None):
+        self.rho0, self.rho1 = check_flip_rates(rho0, rho1)
+        check_choice(order, "order", tuple(ORDERS))
+        self.order = order
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            if X.dtype not in (np.float64, np.float32):
+                X = X.astype(np.float64)
+            X.sort_indices()
+            if not np.all(np.isfinite(X.data)):
+                raise ParameterError("X must contain only finite values (no NaN or inf)")
+        else:
+            X = check_array(X, "X", ndim=2, dtype=None)
+            if X.dtype not in (np.float64, np.float32):
+                X = X.astype(np.float64)
+            if not np.all(np.isfinite(X)):
+                raise ParameterError("X must contain only finite values (no NaN or inf)")
+            X = np.ascontiguousarray(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ParameterError(f"y must be a 1-d array of {X.shape[0]} labels, got shape {y.shape}")
+        if y.shape[0] == 0:
+            raise ParameterError("X must have at least one row")
+        if not np.issubdtype(y.dtype, np.integer) or y.min() < 0:
+            raise ParameterError("y must hold non-negative integer labels 0..K-1")
+        self.X = X
+        self.y = y.astype(np.int64)
+        self.n_classes = int(self.y.max()) + 1
+        self.rng = as_generator(seed)
+        self.perm = np.arange(X.shape[0], dtype=np.int64)
+        self.pos = np.zeros(1, dtype=np.int64)
+        self._by_dtype = {X.dtype: X}
+        self._current = -1
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    def _X_as(self, dtype) -> np.ndarray | sp.csr_matrix:
+        dtype = np.dtype(dtype)
+        if dtype not in self._by_dtype:
+            self._by_dtype[dtype] = self.X.astype(dtype)
+        return self._by_dtype[dtype]
+
+    # -- per-round protocol ---------------------------------------------------------------
+    def next(self) -> np.ndarray:
+        """Draw the next example; returns its dense feature row (its label stays hidden)."""
+        i = int(kern.next_index(ORDERS[self.order], self.X.shape[0], self.perm, self.pos, self.rng))
+        self._current = i
+        row = self.X[i]
+        return np.asarray(row.toarray()).ravel() if sp.issparse(row) else row
+
+    @property
+    def current_index(self) -> int:
+        return self._current
+
+    def feedback(self, played: int) -> int:
+        """The (possibly flipped) bit 1[played == y] for the current example."""
+        if self._current < 0:
+            raise ParameterError("feedback(played) needs a current example: call next() first")
+        truth = 1 if int(played) == int(self.y[self._current]) else 0
+        return int(kern.flip(truth, self.rng.random(), self.rho0, self.rho1))
+
+    # -- whole stream ---------------------------------------------------------------------
+    def run(self, learner, n_rounds: int, checkpoints=None) -> StreamResult:
+        """Play ``n_rounds`` rounds with ``learner`` in the compiled loop; returns a :class:`StreamResult`."""
+        n_rounds = check_int(n_rounds, "n_rounds", low=1)
+        if checkpoints is None:
+            checkpoints = log_checkpoints(n_rounds)
+        cps = np.asarray(checkpoints, dtype=np.int64)
+        if cps.ndim != 1 or cps.size == 0 or np.any(np.diff(cps) <= 0) or cps[0] < 1 or cps[-1] > n_rounds:
+            raise ParameterError("checkpoints must be strictly increasing round numbers in [1, n_rounds]")
+        if int(learner.n_classes) < self.n_classes:
+            raise ParameterError(
+                f"learner.n_classes must be >= {self.n_classes} (labels in y), got {learner.n_classes}"
+            )
+        learner._ensure_initialized(self.n_features)
+        if learner.n_features_in_ != self.n_features:
+            raise ParameterError(f"learner expects {learner.n_features_in_} features, the data have {self.n_features}")
+        X = self._X_as(learner.W_.dtype)
+        out_p = np.zeros(cps.size, dtype=np.int64)
+        out_g = np.zeros(cps.size, dtype=np.int64)
+        counters = np.zeros(4, dtype=np.int64)
+        order = ORDERS[self.order]
+        segment = getattr(learner, "_segment_length", None)
+        t0 = time.perf_counter()
+        extra0 = learner._run_extras() if hasattr(learner, "_run_extras") else {}
+        done = 0
+        while done < n_rounds:
+            n = n_rounds - done if segment is None else segment(n_rounds - done)
+            if segment is not None:
+                log_i = np.empty(n, dtype=np.int64)
+                log_p = np.empty(n, dtype=np.int64)
+                log_f = np.empty(n, dtype=np.int64)
+            else:
+                log_i = log_p = log_f = _NO_LOG
+            algo, Wt, Tht, At, budget, gamma, r0a, beta_a = learner._kernel_state()
+            common = (n, order, self.perm, self.pos, self.rng, learner.rng_, gamma, r0a, beta_a,
+                      self.rho0, self.rho1, cps, out_p, out_g, counters, log_i, log_p, log_f)
+            if sp.issparse(X):
+                status, k = kern.stream_csr(algo, Wt, Tht, At, budget, X.indptr, X.indices, X.data, self.y, *common)
+            else:
+                status, k = kern.stream_dense(algo, Wt, Tht, At, budget, X, self.y, *common)
+            learner.t_ += int(k)
+            if status != kern.OK:
+                raise NumericalError(
+                    f"{type(learner).__name__}: a non-finite update coefficient at round {learner.t_ + 1}; "
+                    "that round's update was not applied"
+                )
+            if segment is not None:
+                learner._after_segment(X, log_i, log_p, log_f)
+            done += n
+        seconds = time.perf_counter() - t0
+        extra = {}
+        if hasattr(learner, "_run_extras"):
+            extra1 = learner._run_extras()
+            extra = {k: extra1[k] - extra0.get(k, 0.0) for k in extra1}
+        return StreamResult(cps, out_p, out_g, n_rounds, seconds, extra)
+
+
+def run_stream(learner, X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0.0, order: str = "replace",
+               seed=None, checkpoints=None) -> StreamResult:
+    """Play ``n_rounds`` rounds of ``ClassificationBandit(X, y, rho0, rho1, order, seed)`` with ``learner``, compiled."""
+    return ClassificationBandit(X, y, rho0=rho0, rho1=rho1, order=order, seed=seed).run(learner, n_rounds, checkpoints)

@@ -1,0 +1,234 @@
+"""NREst: noise-rate estimation from logged (x, played label, noisy feedback) -- AM Algorithm 3.
+
+AM Theorem 5: q(x, l) = P(f_rho = 1 | x, played = l) = (1 - rho1) p(y = l | x) + rho0 (1 - p(y = l | x)),
+so q = 1 - rho1 at a "perfect" pair (played label surely right) and q = rho0 at a pair whose
+played label is surely wrong.  NREst fits a probabilistic classifier of the feedback bit on
+u = [x / ||x||, encoding of the played label] and reads the two rates off robust extremes of
+q over the logged pairs (the paper replaces the argmax of its eq. (6) by a percentile).
+
+Two read-out rules (``rule``):
+
+* ``"pooled"`` (default; the authors' code, baselines.md section 6.4 (A)): with q_n the fitted
+  P(f=1 | u_n) on the training rows, 1 - rho1_hat is the largest q_n strictly below the
+  ``percentile``-th percentile of q (numpy "higher"), and rho0_hat is 1 minus the largest
+  (1 - q_n) strictly below the percentile of (1 - q) -- a robust max and a robust min.
+  The row normalisation of the 2x2 matrix is a no-op for a two-class ``predict_proba``.
+* ``"per_class"`` (the paper text, eq. (6) with the ambiguities resolved as baselines.md
+  section 6.4 (B) suggests -- our choice): q_j(x_n) evaluated counterfactually for every
+  label j; x*_j = the row at the robust percentile max of q_j; 1 - rho1_hat = mean_j q(x*_j, j)
+  and rho0_hat = mean over k != l of q(x*_k, l).
+
+The classifier is scikit-learn's MLPClassifier by default (ReLU hidden layers, a softmax /
+logistic output, cross-entropy) -- the paper's network, with Adam instead of Adagrad, which
+scikit-learn lacks; any estimator with ``fit``/``predict_proba`` can be passed as ``classifier``.
+The paper's unused 10 % test split and its validation split are not reproduced: all rows train.
+
+``warm_start=True`` starts the MLP from the weights of the previous ``fit`` (or from
+``init_weights``) instead of a fresh initialisation -- what RCINE uses to keep refits cheap.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from nolo._config import Configurable
+from nolo._validation import check_array, check_choice, check_int, check_scalar
+from nolo.exceptions import ParameterError
+
+__all__ = ["NREst", "encode_inputs", "percentile_extremes"]
+
+
+def encode_inputs(X, played, n_classes: int, label_encoding: str = "onehot", normalize: bool = True) -> np.ndarray:
+    """The network input u = [x / ||x||_2 (zero rows stay 0), played label as one-hot or one scalar]."""
+    X = np.asarray(X, dtype=np.float64)
+    if normalize:
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        X = X / np.where(norms > 0, norms, 1.0)
+    played = np.asarray(played, dtype=np.int64)
+    if label_encoding == "onehot":
+        lab = np.zeros((X.shape[0], n_classes))
+        lab[np.arange(X.shape[0]), played] = 1.0
+    else:
+        lab = played[:, None].astype(np.float64)
+    return np.hstack([X, lab])
+
+
+def percentile_extremes(q: np.ndarray, percentile: float) -> tuple[float, float]:
+    """(robust min, robust max) of q: the largest value strictly below the percentile of q (of 1 - q).
+
+    Falls back to the plain extreme when no value lies strictly below the percentile.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    out = []
+    for eta in (1.0 - q, q):
+        theta = np.percentile(eta, percentile, method="higher")
+        below = eta[eta < theta]
+        out.append(float(below.max()) if below.size else float(eta.max()))
+    return 1.0 - out[0], out[1]
+
+
+class NREst(Configurable):
+    """AM Algorithm 3 (NREst) with the percentile rule of AM section 4 (see the module docstring).
+
+    Parameters
+    ----------
+    hidden_layer_sizes : tuple of int, default (64,)
+    max_iter : epochs of the default MLP, default 30
+    learning_rate_init, batch_size, alpha : of the default MLP (Adam), defaults 1e-3, 128, 1e-4
+    percentile : in (50, 100], default 89 (AM; 94 for SynSep)
+    rule : "pooled" (authors' code) or "per_class" (paper text, our resolution)
+    label_encoding : "onehot" (default) or "scalar" (the authors' code)
+    normalize : L2-normalise the x part, default True (as the authors' code)
+    warm_start : continue from the previous fit's MLP weights, default False
+    classifier : None (the MLP) or any estimator with fit/predict_proba (cloned per fit)
+    random_state : int or None, seed of the MLP
+
+    After :meth:`fit`: ``rho0_``, ``rho1_``, ``q_`` (fitted P(f=1|u) on the rows), ``fit_seconds_``,
+    ``weights_`` (MLP coefs + intercepts, for warm starts).
+    """
+
+    def __init__(self, hidden_layer_sizes=(64,), max_iter=30, learning_rate_init=1e-3, batch_size=128, alpha=1e-4,
+                 percentile=89.0, rule="pooled", label_encoding="onehot", normalize=True, warm_start=False,
+                 classifier=None, random_state=None):
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.max_iter = max_iter
+        self.learning_rate_init = learning_rate_init
+        self.batch_size = batch_size
+        self.alpha = alpha
+        self.percentile = percentile
+        self.rule = rule
+        self.label_encoding = label_encoding
+        self.normalize = normalize
+        self.warm_start = warm_start
+        self.classifier = classifier
+        self.random_state = random_state
+
+    def _validate_params(self) -> None:
+        sizes = tuple(self.hidden_layer_sizes) if hasattr(self.hidden_layer_sizes, "__iter__") else None
+        if not sizes or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in sizes):
+            raise ParameterError(f"hidden_layer_sizes must be a non-empty tuple of positive ints, got {self.hidden_layer_sizes!r}")
+        check_int(self.max_iter, "max_iter", low=1)
+        check_scalar(self.learning_rate_init, "learning_rate_init", low=0.0, low_inclusive=False)
+        check_int(self.batch_size, "batch_size", low=1)
+        check_scalar(self.alpha, "alpha", low=0.0)
+        check_scalar(self.percentile, "percentile", low=50.0, high=100.0, low_inclusive=False)
+        check_choice(self.rule, "rule", ("pooled", "per_class"))
+        check_choice(self.label_encoding, "label_encoding", ("onehot", "scalar"))
+        if self.classifier is not None and not (hasattr(self.classifier, "fit") and hasattr(self.classifier, "predict_proba")):
+            raise ParameterError("classifier must be None or an estimator with fit and predict_proba")
+
+    def _make_classifier(self, init_weights):
+        from sklearn.base import clone
+        from sklearn.neural_network import MLPClassifier
+
+        if self.classifier is not None:
+            return clone(self.classifier)
+        clf = MLPClassifier(hidden_layer_sizes=tuple(self.hidden_layer_sizes), activation="relu", solver="adam",
+                            alpha=float(self.alpha), batch_size=int(self.batch_size),
+                            learning_rate_init=float(self.learning_rate_init), max_iter=int(self.max_iter),
+                            shuffle=True, random_state=self.random_state, tol=1e-6, n_iter_no_change=10 ** 6,
+                            warm_start=init_weights is not None)
+        if init_weights is not None:
+            _inject_mlp_weights(clf, init_weights)
+        return clf
+
+    def fit(self, X, played, feedback, n_classes: int | None = None, init_weights=None) -> "NREst":
+        """Fit on logged rounds: X (n, d), played (n,) labels, feedback (n,) bits; sets rho0_, rho1_."""
+        self._validate_params()
+        X = check_array(X, "X", ndim=2)
+        played = np.asarray(played)
+        feedback = np.asarray(feedback)
+        n = X.shape[0]
+        if played.shape != (n,) or feedback.shape != (n,):
+            raise ParameterError(f"played and feedback must have shape ({n},), got {played.shape} and {feedback.shape}")
+        if n < 10:
+            raise ParameterError(f"NREst needs at least 10 logged rounds, got {n}")
+        if not np.all((feedback == 0) | (feedback == 1)):
+            raise ParameterError("feedback must hold 0/1 bits")
+        if not np.issubdtype(played.dtype, np.integer) or played.min() < 0:
+            raise ParameterError("played must hold non-negative integer labels")
+        K = int(played.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", low=2)
+        if played.max() >= K:
+            raise ParameterError(f"played labels must be < n_classes={K}")
+        feedback = feedback.astype(np.int64)
+        if self.warm_start and init_weights is None:
+            init_weights = getattr(self, "weights_", None)
+        t0 = time.perf_counter()
+        U = encode_inputs(X, played, K, self.label_encoding, self.normalize)
+        if np.all(feedback == feedback[0]):
+            # one-valued feedback: the classifier is the constant; q is that constant everywhere
+            q_const = float(feedback[0])
+            q = np.full(n, q_const)
+            self.weights_ = None
+            qfun = lambda UU: np.full(UU.shape[0], q_const)  # noqa: E731
+        else:
+            clf = self._make_classifier(init_weights if self.warm_start else None)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                clf.fit(U, feedback)
+            col = int(np.flatnonzero(np.asarray(clf.classes_) == 1)[0])
+            qfun = lambda UU: clf.predict_proba(UU)[:, col]  # noqa: E731
+            q = qfun(U)
+            self.weights_ = ([c.copy() for c in clf.coefs_] + [b.copy() for b in clf.intercepts_]
+                             if hasattr(clf, "coefs_") else None)
+            self.classifier_ = clf
+        if self.rule == "pooled":
+            rho0, one_minus_rho1 = percentile_extremes(q, float(self.percentile))
+        else:
+            rho0, one_minus_rho1 = self._per_class(X, K, qfun)
+        self.q_ = q
+        self.rho0_ = float(np.clip(rho0, 0.0, 1.0))
+        self.rho1_ = float(np.clip(1.0 - one_minus_rho1, 0.0, 1.0))
+        self.n_classes_ = K
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _per_class(self, X, K, qfun) -> tuple[float, float]:
+        n = X.shape[0]
+        Q = np.empty((n, K))
+        for j in range(K):
+            Q[:, j] = qfun(encode_inputs(X, np.full(n, j), K, self.label_encoding, self.normalize))
+        star = np.empty(K, dtype=np.int64)
+        for j in range(K):
+            theta = np.percentile(Q[:, j], self.percentile, method="higher")
+            cand = np.flatnonzero(Q[:, j] < theta)
+            star[j] = cand[np.argmax(Q[cand, j])] if cand.size else int(np.argmax(Q[:, j]))
+        top = np.mean([Q[star[j], j] for j in range(K)])
+        low = np.mean([Q[star[k], l] for k in range(K) for l in range(K) if k != l])
+        return float(low), float(top)
+
+    def estimate(self, X, played, feedback, n_classes: int | None = None) -> tuple[float, float]:
+        """Fit and return (rho0_hat, rho1_hat)."""
+        self.fit(X, played, feedback, n_classes=n_classes)
+        return self.rho0_, self.rho1_
+
+
+def _inject_mlp_weights(clf, weights) -> None:
+    """Prepare a fresh MLPClassifier(warm_start=True) to continue from ``weights`` (coefs then intercepts).
+
+    Sets exactly the attributes scikit-learn's own first fit would have set, with a fresh
+    optimiser and loss history, so that a warm start from saved weights equals one from memory.
+    """
+    from sklearn.preprocessing import LabelBinarizer
+
+    n = len(weights) // 2
+    clf.coefs_ = [np.array(w, dtype=np.float64) for w in weights[:n]]
+    clf.intercepts_ = [np.array(b, dtype=np.float64) for b in weights[n:]]
+    clf._label_binarizer = LabelBinarizer().fit([0, 1])
+    clf.classes_ = clf._label_binarizer.classes_
+    clf.n_outputs_ = 1
+    clf.n_layers_ = n + 1
+    clf.out_activation_ = "logistic"
+    clf.n_features_in_ = clf.coefs_[0].shape[0]
+    clf.n_iter_ = 0
+    clf.t_ = 0
+    clf.loss_curve_ = []
+    clf._no_improvement_count = 0
+    clf.best_loss_ = np.inf
+    clf.validation_scores_ = None
+    clf.best_validation_score_ = None
+    clf._best_coefs = [c.copy() for c in clf.coefs_]
+    clf._best_intercepts = [b.copy() for b in clf.intercepts_]
