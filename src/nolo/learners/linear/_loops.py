@@ -1,0 +1,114 @@
+"""Compiled whole-stream loops of projected OGD with the CSS11 gradient estimates (numba, cache=True).
+
+Each loop plays rounds ``t0+1 .. t0+n`` in place on ``w`` (the iterate to
+play next) and ``avg`` (running mean of the played iterates, the
+online-to-batch average), with step sizes ``etas`` and projection on the
+ball of radius ``radius`` (``w <- min(1, radius/||w'||) w'``, Algorithm 1).
+``C`` holds the noisy copies, shape ``(n, m, d)``; copy ``a`` of round ``i``
+is ``C[i, a]``.  If ``Xeval`` has ``n`` rows, ``pred[i] = <w_t, Xeval[i]>``
+records the prediction of the played iterate (e.g. on the clean instance,
+for regret).  The passes over the ``d`` coordinates are fused (two per round
+plus one when the projection is active).  A loop returns ``n``, or
+``-(i+1)`` if round ``i`` produced a non-finite iterate (callers work on
+copies and commit nothing then).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+__all__ = ["two_copy_loop", "known_cov_diag_loop", "known_cov_full_loop"]
+
+
+@nb.njit(cache=True, inline="always")
+def _record_and_residual(w, avg, inv, C, i, a, yi, Xeval, pred, d):
+    """Update the running average with w, record <w, Xeval[i]>, return <w, C[i, a]> - y_i."""
+    r = -yi
+    for j in range(d):
+        wj = w[j]
+        avg[j] += (wj - avg[j]) * inv
+        r += wj * C[i, a, j]
+    if Xeval.shape[0] > 0:
+        s = 0.0
+        for j in range(d):
+            s += w[j] * Xeval[i, j]
+        pred[i] = s
+    return r
+
+
+@nb.njit(cache=True, inline="always")
+def _scale_to_ball(w, nrm2, radius, d):
+    if nrm2 > radius * radius:
+        scale = radius / math.sqrt(nrm2)
+        for j in range(d):
+            w[j] *= scale
+    return math.isfinite(nrm2)
+
+
+@nb.njit(cache=True)
+def two_copy_loop(C, a1, a2, y, etas, radius, w, avg, t0, Xeval, pred):
+    """Step along ``2(<w, C[i,a1]> - y[i]) C[i,a2]``: Setting 1 (a1=0, a2=1), naive/clean OGD (a1=a2=0)."""
+    n = C.shape[0]
+    d = C.shape[2]
+    for i in range(n):
+        r = _record_and_residual(w, avg, 1.0 / (t0 + i + 1), C, i, a1, y[i], Xeval, pred, d)
+        coef = 2.0 * etas[i] * r
+        nrm2 = 0.0
+        for j in range(d):
+            v = w[j] - coef * C[i, a2, j]
+            w[j] = v
+            nrm2 += v * v
+        if not _scale_to_ball(w, nrm2, radius, d):
+            return -(i + 1)
+    return n
+
+
+@nb.njit(cache=True)
+def known_cov_diag_loop(C, y, etas, radius, w, avg, t0, S, Xeval, pred):
+    """Setting 2, diagonal ``Sigma_t`` (``S`` (n, d) or (1, d)): step along ``2(<w,x>-y) x - 2 Sigma_t w``."""
+    n = C.shape[0]
+    d = C.shape[2]
+    shared = S.shape[0] == 1
+    for i in range(n):
+        k = 0 if shared else i
+        r = _record_and_residual(w, avg, 1.0 / (t0 + i + 1), C, i, 0, y[i], Xeval, pred, d)
+        coef = 2.0 * etas[i] * r
+        two_eta = 2.0 * etas[i]
+        nrm2 = 0.0
+        for j in range(d):
+            v = w[j] * (1.0 + two_eta * S[k, j]) - coef * C[i, 0, j]
+            w[j] = v
+            nrm2 += v * v
+        if not _scale_to_ball(w, nrm2, radius, d):
+            return -(i + 1)
+    return n
+
+
+@nb.njit(cache=True)
+def known_cov_full_loop(C, y, etas, radius, w, avg, t0, S, Xeval, pred):
+    """Setting 2, full ``Sigma_t`` (``S`` (n, d, d) or (1, d, d)); ``O(d^2)`` per round for ``Sigma_t w``."""
+    n = C.shape[0]
+    d = C.shape[2]
+    shared = S.shape[0] == 1
+    sw = np.empty(d)
+    for i in range(n):
+        k = 0 if shared else i
+        r = _record_and_residual(w, avg, 1.0 / (t0 + i + 1), C, i, 0, y[i], Xeval, pred, d)
+        for p in range(d):
+            s = 0.0
+            for q in range(d):
+                s += S[k, p, q] * w[q]
+            sw[p] = s
+        coef = 2.0 * etas[i] * r
+        two_eta = 2.0 * etas[i]
+        nrm2 = 0.0
+        for j in range(d):
+            v = w[j] + two_eta * sw[j] - coef * C[i, 0, j]
+            w[j] = v
+            nrm2 += v * v
+        if not _scale_to_ball(w, nrm2, radius, d):
+            return -(i + 1)
+    return n

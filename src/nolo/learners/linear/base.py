@@ -1,0 +1,200 @@
+"""Shared machinery of the CSS11 linear learners: projected OGD driven by a gradient *estimate*.
+
+Algorithm 1 of CSS11 (both columns) is Zinkevich's projected online gradient
+descent on the ball ``||w|| <= B_w`` (``B_w`` bounds the *norm* in CSS11,
+unlike CSS10) where the clean gradient is replaced by an unbiased estimate
+built from noisy copies.  A subclass says how many copies it needs per round,
+how it turns them into a gradient (:mod:`nolo.learners.linear.gradients`),
+its variance constant ``G`` (the theory step is ``eta = B_w / sqrt(G T)``,
+regret ``<= B_w sqrt(G T)``) and which compiled loop plays a whole stream.
+
+The projection is :class:`nolo.oco.L2Ball` and the step rules are those of
+:mod:`nolo.oco.steps` (``TheoryStep(R=B_w, B=sqrt(G), T)`` is exactly
+``B_w/sqrt(G T)``), so the per-round path is the same projected OGD as
+:class:`nolo.oco.ProjectedOGD`; only the gradient differs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from nolo._validation import check_array, check_int, check_scalar
+from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
+from nolo.learners.base import NoisyInputLearner
+from nolo.oco.projections import L2Ball
+from nolo.oco.steps import TheoryStep, check_step
+
+__all__ = ["NoisyLinearOGD"]
+
+
+class NoisyLinearOGD(NoisyInputLearner):
+    """Base of the CSS11 linear learners (not an algorithm by itself).
+
+    Common parameters
+    -----------------
+    radius : float
+        ``B_w > 0``, the radius of the ball of predictors (a bound on ``||w||``).
+    step : StepRule, float or None
+        Step sizes; ``None`` uses the theory step ``B_w / sqrt(G T)`` from
+        ``x_bound``, ``y_bound`` and ``horizon``.
+    x_bound, y_bound : float or None
+        ``B_x``, ``B_y``: bounds on the noisy instances' and targets' second
+        moments (``E||x~||^2 <= B_x^2``, ``E y~^2 <= B_y^2``).
+    horizon : int or None
+        ``T``, the number of rounds the theory step is tuned for.
+    seed : seed-like
+        The learners are deterministic given the copies; kept for the contract.
+
+    State: ``w_`` (iterate to play next), ``average_`` (mean of the played
+    iterates: the online-to-batch predictor), ``t_`` (rounds played).
+    """
+
+    #: noisy copies of x per round
+    copies_per_round: int = 1
+
+    # -- parameters --------------------------------------------------------------------
+    def _validate_common(self) -> None:
+        check_scalar(self.radius, "radius", low=0.0, low_inclusive=False)
+        if self.step is None:
+            missing = [n for n in ("x_bound", "y_bound", "horizon") if getattr(self, n) is None]
+            if missing:
+                raise ParameterError(
+                    f"step=None selects the theory step B_w/sqrt(G T), which needs {', '.join(missing)}; "
+                    "give them or give an explicit step (a positive number or a nolo.oco step rule)"
+                )
+        else:
+            check_step(self.step)
+        if self.x_bound is not None:
+            check_scalar(self.x_bound, "x_bound", low=0.0, low_inclusive=False)
+        if self.y_bound is not None:
+            check_scalar(self.y_bound, "y_bound", low=0.0)
+        if self.horizon is not None:
+            check_int(self.horizon, "horizon", low=1)
+
+    def _validate_params(self) -> None:
+        self._validate_common()
+
+    def variance_constant(self) -> float:  # pragma: no cover - overridden
+        """``G`` with ``E||grad~||^2 <= G`` (the paper's lemma, corrected)."""
+        raise NotImplementedError
+
+    def step_rule(self):
+        """The step rule in force: the given one, or ``TheoryStep(R=B_w, B=sqrt(G), T)`` = ``B_w/sqrt(G T)``."""
+        if self.step is None:
+            return TheoryStep(R=float(self.radius), B=math.sqrt(self.variance_constant()), T=int(self.horizon))
+        return check_step(self.step)
+
+    def regret_bound(self) -> float:
+        """``B_w sqrt(G T)``: the expected-regret bound of Theorem 1 (Theorem 2 with known G) for ``T = horizon``."""
+        if self.horizon is None:
+            raise ParameterError("regret_bound needs horizon (T)")
+        return float(self.radius) * math.sqrt(self.variance_constant() * int(self.horizon))
+
+    def _init_state(self, n_features: int) -> None:
+        self.w_ = np.zeros(n_features)
+        self.average_ = np.zeros(n_features)
+
+    # -- one round ----------------------------------------------------------------------
+    def _gradient(self, w: np.ndarray, copies: np.ndarray, y: float, t: int) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _query(self, oracle) -> np.ndarray:
+        k = self.copies_per_round
+        copies = oracle.query(k)
+        if copies is None:
+            raise CopiesExhausted(
+                f"{type(self).__name__} needs {k} noisy cop{'y' if k == 1 else 'ies'} per round and the oracle "
+                "refused (pool exhausted); the round was not played"
+            )
+        return check_array(copies, "oracle copies", shape=(k, None))
+
+    def learn(self, oracle, y) -> "NoisyLinearOGD":
+        """One round of Algorithm 1: query the copies, estimate the gradient, take the projected step."""
+        self._validate_params()
+        yv = check_scalar(y, "y")
+        d = getattr(oracle, "d", None)
+        if self.is_initialized and d is not None and d != self.n_features_in_:
+            raise ParameterError(f"the oracle has d={d} but the learner was trained with {self.n_features_in_} features")
+        copies = self._query(oracle)
+        self._ensure_initialized(copies.shape[1])
+        if copies.shape[1] != self.n_features_in_:
+            raise ParameterError(f"copies must have {self.n_features_in_} features, got {copies.shape[1]}")
+        t = self.t_ + 1
+        g = self._gradient(self.w_, copies, yv, t)
+        eta = float(self.step_rule()(t))
+        w_new = L2Ball(float(self.radius)).project(self.w_ - eta * g)
+        if not np.all(np.isfinite(w_new)):
+            raise NumericalError("the OGD iterate is not finite (the step diverged); state unchanged")
+        self.average_ = self.average_ + (self.w_ - self.average_) / t
+        self.w_ = w_new
+        self.t_ = t
+        return self
+
+    # -- whole stream --------------------------------------------------------------------
+    def _run_loop(self, copies: np.ndarray, y: np.ndarray, etas, w, avg, Xeval, pred) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def learn_stream(self, copies, y, clean=None) -> np.ndarray | None:
+        """Play ``T`` rounds at once in a compiled loop (no per-round Python).
+
+        Parameters
+        ----------
+        copies : array of shape (T, m, d)
+            Noisy copies per round, ``m >= copies_per_round`` (extra copies are
+            ignored); single-copy learners also accept ``(T, d)``.
+        y : array of shape (T,)
+            Noisy targets.
+        clean : array of shape (T, d), optional
+            If given, returns ``<w_t, clean[t]>`` for each played iterate (the
+            predictions whose clean loss defines the regret of eq. (1)).
+
+        Equivalent to ``T`` calls of :meth:`learn` with oracles serving these
+        copies; nothing is committed if an iterate becomes non-finite.
+        """
+        self._validate_params()
+        # finiteness of the (large) copies array is checked inside the compiled loop, see below
+        arr = check_array(copies, "copies", ndim=(2, 3), finite=False)
+        if arr.ndim == 2:
+            if self.copies_per_round != 1:
+                raise ParameterError(
+                    f"{type(self).__name__} needs {self.copies_per_round} copies per round: copies must have shape (T, m, d)"
+                )
+            arr = arr[:, None, :]
+        if arr.shape[1] < self.copies_per_round:
+            raise ParameterError(
+                f"copies must hold at least {self.copies_per_round} copies per round (shape (T, m, d)), got m={arr.shape[1]}"
+            )
+        T = arr.shape[0]
+        yv = check_array(y, "y", shape=(T,))
+        if self.is_initialized and arr.shape[2] != self.n_features_in_:
+            raise ParameterError(f"copies must have {self.n_features_in_} features, got {arr.shape[2]}")
+        if clean is not None:
+            Xeval = np.ascontiguousarray(check_array(clean, "clean", shape=(T, arr.shape[2])))
+        else:
+            Xeval = np.zeros((0, arr.shape[2]))
+        self._ensure_initialized(arr.shape[2])
+        etas = np.ascontiguousarray(self.step_rule().schedule(self.t_ + 1, T), dtype=np.float64)
+        w, avg = self.w_.copy(), self.average_.copy()
+        pred = np.zeros(Xeval.shape[0])
+        status = self._run_loop(arr, yv, etas, w, avg, Xeval, pred)
+        if status < 0:
+            i = -status - 1
+            if not np.all(np.isfinite(arr[i])):
+                raise ParameterError(f"copies must contain only finite values (no NaN or inf); row {i} does not")
+            raise NumericalError(
+                f"the OGD iterate became non-finite at round {self.t_ + i + 1}; "
+                "no round of the stream was committed (lower the step size)"
+            )
+        self.w_, self.average_, self.t_ = w, avg, self.t_ + T
+        return pred if clean is not None else None
+
+    # -- prediction ----------------------------------------------------------------------
+    def predict(self, X, average: bool = False) -> np.ndarray:
+        """``<w, x>`` for the rows of the clean ``X``; ``average=True`` uses the online-to-batch average."""
+        self._require_initialized()
+        if not isinstance(average, (bool, np.bool_)):
+            raise ParameterError(f"average must be True or False, got {average!r}")
+        X = self._check_X(X)
+        return X @ (self.average_ if average else self.w_)

@@ -1,0 +1,103 @@
+"""CSS11 Setting 2: linear regression from one noisy copy with a known noise covariance (Algorithm 1, right)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nolo._validation import check_scalar
+from nolo.exceptions import ParameterError
+from nolo.learners.linear._loops import known_cov_diag_loop, known_cov_full_loop
+from nolo.learners.linear.base import NoisyLinearOGD
+from nolo.learners.linear.covariance import CovarianceSchedule
+from nolo.learners.linear.gradients import known_covariance_gradient, setting2_G
+
+__all__ = ["KnownCovarianceLinearRegression"]
+
+
+class KnownCovarianceLinearRegression(NoisyLinearOGD):
+    """Algorithm 1 (right) of CSS11, "known covariance": one copy of x and y per round.
+
+    Steps along ``grad~ = 2(<w_t, x~> - y~) x~ - 2 Sigma_t w_t`` (Lemma 2 with
+    the correction of math-notes item 6 / erratum E9: the paper prints
+    ``- Sigma_t w_t``, which is biased by ``+Sigma_t w_t``), then projects on
+    ``||w|| <= B_w``.  The noise need not be Gaussian; only its covariance is
+    used.  With ``step=None`` the step is ``B_w / sqrt(G T)`` with the
+    re-derived ``G = 16 B_w^2 B_x^4 + 16 B_y^2 B_x^2 + 8 B_Sigma^2 B_w^2``
+    (E9), for which the expected regret is at most ``B_w sqrt(G T)``.
+
+    Parameters
+    ----------
+    noise_cov : scalar, (d,), (d, d), (T, d), (T, d, d), callable or NoiseModel
+        ``Sigma_t``: constant (scalar variance, variances, matrix), one per
+        round (rows indexed by ``t = 1..T``), a callable ``t -> Sigma_t``, or a
+        :class:`nolo.noise.NoiseModel` whose exact covariance is used.  Every
+        ``Sigma_t`` is checked to be symmetric positive semidefinite of shape
+        ``(d, d)``.  A callable cannot be saved with :meth:`save`.
+    sigma_bound : float or None
+        ``B_Sigma >= ||Sigma_t||`` (spectral norm) for the theory step;
+        computed from a constant or a sequence when omitted.
+    radius, step, x_bound, y_bound, horizon, seed
+        See :class:`nolo.learners.linear.base.NoisyLinearOGD`.
+    """
+
+    copies_per_round = 1
+
+    def __init__(
+        self, noise_cov=0.0, radius=1.0, step=None, x_bound=None, y_bound=None, horizon=None, sigma_bound=None, seed=None
+    ):
+        self.noise_cov = noise_cov
+        self.radius = radius
+        self.step = step
+        self.x_bound = x_bound
+        self.y_bound = y_bound
+        self.horizon = horizon
+        self.sigma_bound = sigma_bound
+        self.seed = seed
+
+    def _validate_params(self) -> None:
+        self._validate_common()
+        if self.sigma_bound is not None:
+            check_scalar(self.sigma_bound, "sigma_bound", low=0.0)
+        if self.noise_cov is None:
+            raise ParameterError("noise_cov must be given (the known noise covariance Sigma_t)")
+        if self.is_initialized:
+            self._schedule(self.n_features_in_)
+
+    def _schedule(self, d: int) -> CovarianceSchedule:
+        cache = getattr(self, "_cov_cache", None)
+        if cache is not None and cache[0] is self.noise_cov and cache[1] == d:
+            return cache[2]
+        sched = CovarianceSchedule(self.noise_cov, d)
+        self._cov_cache = (self.noise_cov, d, sched)
+        return sched
+
+    def _init_state(self, n_features: int) -> None:
+        self._schedule(n_features)
+        super()._init_state(n_features)
+
+    def variance_constant(self) -> float:
+        Bs = self.sigma_bound
+        if Bs is None:
+            if not self.is_initialized:
+                arr = np.asarray(self.noise_cov) if not callable(self.noise_cov) else None
+                if arr is None or arr.ndim > 1:
+                    raise ParameterError("sigma_bound is needed (or call initialize(d) first) to compute G")
+                Bs = float(np.max(arr)) if arr.size else 0.0
+            else:
+                Bs = self._schedule(self.n_features_in_).spectral_bound()
+                if Bs is None:
+                    raise ParameterError("sigma_bound must be given when noise_cov is a callable or a noise model")
+        return setting2_G(self.radius, self.x_bound, self.y_bound, Bs)
+
+    def covariance(self, t: int) -> np.ndarray:
+        """The validated ``Sigma_t`` (``t`` 1-based) the learner uses at round ``t``."""
+        self._require_initialized("covariance")
+        return self._schedule(self.n_features_in_).at(t)
+
+    def _gradient(self, w, copies, y, t):
+        return known_covariance_gradient(w, copies[0], y, self._schedule(self.n_features_in_).at(t))
+
+    def _run_loop(self, copies, y, etas, w, avg, Xeval, pred):
+        kind, S = self._schedule(self.n_features_in_).block(int(self.t_), copies.shape[0])
+        loop = known_cov_diag_loop if kind == "diag" else known_cov_full_loop
+        return loop(copies, y, etas, float(self.radius), w, avg, int(self.t_), np.ascontiguousarray(S), Xeval, pred)
