@@ -1,5 +1,21 @@
-"""Kernel learners for noisy inputs (CSS10): Algorithm 1, its baselines and the linear special cases."""
+"""Kernel learners for noisy inputs (CSS10): Algorithm 1, its baselines and the linear special cases.
+
+* :class:`NoisyKernelLearner` -- CSS10 Algorithm 1 (errata E1, E2 corrected), O(T^2 d) per run;
+* :class:`NaiveKernelOGD` -- kernel OGD on one noisy copy per round (the biased baseline);
+* :class:`CleanKernelOGD` -- kernel OGD on clean data (full information, the reference);
+* :class:`TwoCopyLinearRegressor` -- CSS10 footnote 2, exactly two copies per round;
+* :class:`NaiveLinearOGD` -- linear OGD on one noisy copy.
+"""
 
 from nolo.learners.kernel.algorithm1 import NoisyKernelLearner, theory_step_size
+from nolo.learners.kernel.linear import NaiveLinearOGD, TwoCopyLinearRegressor
+from nolo.learners.kernel.ogd import CleanKernelOGD, NaiveKernelOGD
 
-__all__ = ["NoisyKernelLearner", "theory_step_size"]
+__all__ = [
+    "NoisyKernelLearner",
+    "theory_step_size",
+    "NaiveKernelOGD",
+    "CleanKernelOGD",
+    "TwoCopyLinearRegressor",
+    "NaiveLinearOGD",
+]
