@@ -11,12 +11,15 @@
 * :mod:`nolo.noise.feedback` -- AM's flipped bandit feedback: :class:`FlipChannel`
   (rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1));
 * :mod:`nolo.noise.pool` -- real repeated measurements with a cap:
-  :class:`PoolOracle`, :class:`RepeatedMeasurements`, :class:`PoolReport`.
+  :class:`PoolOracle`, :class:`RepeatedMeasurements`, :class:`PoolReport`;
+* :mod:`nolo.noise.diagnostics` -- moment z-scores of samples against a claimed law,
+  and the noise covariance estimated from repeated measurements.
 """
 
 from __future__ import annotations
 
 from nolo.noise.base import NoiseModel
+from nolo.noise.diagnostics import MomentCheck, moment_z_scores, pooled_covariance
 from nolo.noise.feedback import FlipChannel
 from nolo.noise.models import GaussianNoise, LaplaceNoise, StudentTNoise, UniformNoise, ZeroNoise
 from nolo.noise.oracle import BaseOracle, Oracle, make_oracle
@@ -42,4 +45,7 @@ __all__ = [
     "PoolOracle",
     "RepeatedMeasurements",
     "PoolReport",
+    "MomentCheck",
+    "moment_z_scores",
+    "pooled_covariance",
 ]

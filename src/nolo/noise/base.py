@@ -22,7 +22,7 @@ the parameter) the first time the model is used.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -31,7 +31,10 @@ from nolo._validation import check_array, check_int
 from nolo.exceptions import ParameterError
 from nolo.random import as_generator
 
-__all__ = ["NoiseModel", "per_coordinate"]
+__all__ = ["NoiseModel", "Sampler", "per_coordinate"]
+
+#: A prepared draw function ``f(rng, size, round, call) -> (size, d) float64 array``.
+Sampler = Callable[[np.random.Generator, int, int, int], np.ndarray]
 
 
 def per_coordinate(value: Any, name: str, d: int | None, *, allow_zero: bool = True) -> float | np.ndarray:
@@ -66,7 +69,8 @@ class NoiseModel(Configurable):
 
     Subclasses implement ``_validate(d)`` (raise ParameterError on a bad
     parameter; ``d=None`` checks what can be checked without a dimension),
-    ``_draw(rng, size, d, round, call)`` and ``_covariance(d, round, call)``.
+    ``_make_sampler(d)`` (return a draw function with the validated parameters
+    bound, see :meth:`sampler`) and ``_covariance(d, round, call)``.
     """
 
     # -- validation -------------------------------------------------------------
@@ -81,8 +85,20 @@ class NoiseModel(Configurable):
         return self
 
     # -- sampling -----------------------------------------------------------------
-    def _draw(self, rng: np.random.Generator, size: int, d: int, round: int, call: int) -> np.ndarray:
-        raise NotImplementedError  # pragma: no cover - overridden
+    def _make_sampler(self, d: int) -> Sampler:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def sampler(self, d: int) -> Sampler:
+        """Validate once for dimension ``d`` and return a fast draw function ``f(rng, size, round, call)``.
+
+        ``f`` returns a ``(size, d)`` float64 array (``size >= 1``) and does no
+        argument checking: it is the hot path of :class:`nolo.noise.Oracle`.
+        The parameters are frozen at the time of the call (a later
+        ``set_params`` does not affect an existing sampler).
+        """
+        d = _check_d(d)
+        self._validate(d)
+        return self._make_sampler(d)
 
     def sample(self, rng, size: int, d: int, *, round: int = 0, call: int = 0) -> np.ndarray:
         """Draw ``size`` independent zero-mean noise vectors in ``R^d``.
@@ -97,11 +113,10 @@ class NoiseModel(Configurable):
         round = check_int(round, "round", low=0)
         call = check_int(call, "call", low=0)
         rng = as_generator(rng, "rng")
-        self._validate(d)
+        draw = self.sampler(d)
         if size == 0:
             return np.empty((0, d), dtype=np.float64)
-        out = self._draw(rng, size, d, round, call)
-        return np.ascontiguousarray(out, dtype=np.float64)
+        return draw(rng, size, round, call)
 
     # -- moments --------------------------------------------------------------------
     def _covariance(self, d: int, round: int | None, call: int | None) -> np.ndarray:

@@ -110,12 +110,12 @@ class GaussianNoise(NoiseModel):
                 raise ParameterError("std must be given (a scalar or one value per coordinate) when cov is None")
             per_coordinate(self.std, "std", d)
 
-    def _draw(self, rng, size, d, round, call):
-        z = rng.standard_normal((size, d))
+    def _make_sampler(self, d):
         if self.cov is not None:
-            _, factor = self._full_cov(d)
-            return z @ factor.T
-        return z * per_coordinate(self.std, "std", d)
+            factor_t = np.ascontiguousarray(self._full_cov(d)[1].T)
+            return lambda rng, size, round, call: rng.standard_normal((size, d)) @ factor_t
+        std = per_coordinate(self.std, "std", d)
+        return lambda rng, size, round, call: rng.standard_normal((size, d)) * std
 
     def _covariance(self, d, round, call):
         if self.cov is not None:
@@ -138,8 +138,9 @@ class UniformNoise(NoiseModel):
     def _validate(self, d):
         per_coordinate(self.half_width, "half_width", d)
 
-    def _draw(self, rng, size, d, round, call):
-        return rng.uniform(-1.0, 1.0, (size, d)) * per_coordinate(self.half_width, "half_width", d)
+    def _make_sampler(self, d):
+        a = per_coordinate(self.half_width, "half_width", d)
+        return lambda rng, size, round, call: rng.uniform(-1.0, 1.0, (size, d)) * a
 
     def _covariance(self, d, round, call):
         return _diag_cov(np.square(per_coordinate(self.half_width, "half_width", d)) / 3.0, d)
@@ -160,8 +161,9 @@ class LaplaceNoise(NoiseModel):
     def _validate(self, d):
         per_coordinate(self.scale, "scale", d)
 
-    def _draw(self, rng, size, d, round, call):
-        return rng.laplace(0.0, 1.0, (size, d)) * per_coordinate(self.scale, "scale", d)
+    def _make_sampler(self, d):
+        b = per_coordinate(self.scale, "scale", d)
+        return lambda rng, size, round, call: rng.laplace(0.0, 1.0, (size, d)) * b
 
     def _covariance(self, d, round, call):
         return _diag_cov(2.0 * np.square(per_coordinate(self.scale, "scale", d)), d)
@@ -199,8 +201,9 @@ class StudentTNoise(NoiseModel):
         self._df()
         per_coordinate(self.scale, "scale", d)
 
-    def _draw(self, rng, size, d, round, call):
-        return rng.standard_t(self._df(), (size, d)) * per_coordinate(self.scale, "scale", d)
+    def _make_sampler(self, d):
+        df, s = self._df(), per_coordinate(self.scale, "scale", d)
+        return lambda rng, size, round, call: rng.standard_t(df, (size, d)) * s
 
     def _covariance(self, d, round, call):
         df = self._df()
@@ -216,8 +219,8 @@ class ZeroNoise(NoiseModel):
     def _validate(self, d):
         return None
 
-    def _draw(self, rng, size, d, round, call):
-        return np.zeros((size, d), dtype=np.float64)
+    def _make_sampler(self, d):
+        return lambda rng, size, round, call: np.zeros((size, d), dtype=np.float64)
 
     def _covariance(self, d, round, call):
         return np.zeros((d, d), dtype=np.float64)

@@ -77,9 +77,11 @@ class Oracle(BaseOracle):
         harness (clean loss, regret); learners must not call it.
     noise : NoiseModel
         Law of ``Z``.  Each copy gets fresh noise; the ``k``-th ``query`` call
-        of the oracle passes ``call=k`` (0-based) and the oracle's ``round`` to
-        ``noise.sample``, so per-round and per-call schedules switch as
-        specified.
+        of the oracle draws with ``call=k`` (0-based) and the oracle's
+        ``round``, exactly as ``noise.sample(rng, n, d, round=round, call=k)``,
+        so per-round and per-call schedules switch as specified.  The law is
+        validated and its parameters frozen when the oracle is built
+        (:meth:`NoiseModel.sampler`).
     rng : numpy Generator or seed
         Source of the noise draws.  Same seed, same copies.
     round : int, default 0
@@ -94,8 +96,8 @@ class Oracle(BaseOracle):
             raise ParameterError(f"noise must be a nolo NoiseModel, got {type(noise).__name__}")
         self.round = check_int(round, "round", low=0)
         self.d = int(x.shape[0])
-        noise.validate(self.d)
         self.noise = noise
+        self._draw = noise.sampler(self.d)  # validated once; the per-query path does no re-checking
         self._rng = as_generator(rng, "rng")
         self._x = np.array(x, dtype=np.float64, copy=True)
         self._x.flags.writeable = False
@@ -103,8 +105,7 @@ class Oracle(BaseOracle):
         self.calls = 0
 
     def _supply(self, n: int) -> np.ndarray:
-        z = self.noise.sample(self._rng, n, self.d, round=self.round, call=self.calls)
-        return self._x + z
+        return self._x + self._draw(self._rng, n, self.round, self.calls)
 
     def reveal(self) -> np.ndarray:
         """The clean instance ``x``, a copy.  For experiment bookkeeping (clean loss, regret) only -- NOT for learners."""

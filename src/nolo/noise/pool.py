@@ -39,9 +39,37 @@ from nolo._validation import check_array, check_choice, check_int
 from nolo.exceptions import CopiesExhausted, ParameterError
 from nolo.noise.oracle import BaseOracle
 
-__all__ = ["PoolOracle", "RepeatedMeasurements", "PoolReport", "ON_EXHAUSTED"]
+__all__ = ["PoolOracle", "RepeatedMeasurements", "PoolReport", "ON_EXHAUSTED", "as_measurement_items"]
 
 ON_EXHAUSTED = ("raise", "drop")
+
+
+def as_measurement_items(data) -> list[np.ndarray]:
+    """Validate repeated measurements and return them as a list of ``(m_i, d)`` float64 arrays.
+
+    ``data`` is an ``(n, m, d)`` array or a list of ``(m_i, d)`` arrays; all
+    finite, at least one item, every item with the same ``d >= 1``.
+    """
+    if isinstance(data, np.ndarray) and data.dtype != object:
+        arr = check_array(data, "data", ndim=3)
+        items = [arr[i] for i in range(arr.shape[0])]
+    elif isinstance(data, (list, tuple)):
+        items = [check_array(a, f"data[{i}]", ndim=2) for i, a in enumerate(data)]
+    else:
+        raise ParameterError(
+            f"data must be an (n, m, d) array or a list of (m_i, d) arrays, got {type(data).__name__}"
+        )
+    if len(items) == 0:
+        raise ParameterError("data must hold at least one item")
+    d = items[0].shape[1]
+    if d == 0:
+        raise ParameterError("data items must have d >= 1 coordinates, got d = 0")
+    for i, a in enumerate(items):
+        if a.shape[1] != d:
+            raise ParameterError(
+                f"data[{i}] has d={a.shape[1]} coordinates but data[0] has d={d}; all items must share d"
+            )
+    return items
 
 
 class PoolOracle(BaseOracle):
@@ -170,25 +198,8 @@ class RepeatedMeasurements:
 
     def __init__(self, data, *, on_exhausted: str = "raise"):
         self.on_exhausted = check_choice(on_exhausted, "on_exhausted", ON_EXHAUSTED)
-        if isinstance(data, np.ndarray) and data.dtype != object:
-            arr = check_array(data, "data", ndim=3)
-            items = [arr[i] for i in range(arr.shape[0])]
-        elif isinstance(data, (list, tuple)):
-            items = [check_array(a, f"data[{i}]", ndim=2) for i, a in enumerate(data)]
-        else:
-            raise ParameterError(
-                f"data must be an (n, m, d) array or a list of (m_i, d) arrays, got {type(data).__name__}"
-            )
-        if len(items) == 0:
-            raise ParameterError("data must hold at least one item")
+        items = as_measurement_items(data)
         d = items[0].shape[1]
-        if d == 0:
-            raise ParameterError("data items must have d >= 1 coordinates, got d = 0")
-        for i, a in enumerate(items):
-            if a.shape[1] != d:
-                raise ParameterError(
-                    f"data[{i}] has d={a.shape[1]} coordinates but data[0] has d={d}; all items must share d"
-                )
         self.d = int(d)
         self._pools = [PoolOracle(a, on_exhausted=self.on_exhausted) for a in items]
 

@@ -84,8 +84,14 @@ class _Schedule(NoiseModel):
         models = self._check_params()
         return models[self._index(round, call)]
 
-    def _draw(self, rng, size, d, round, call):
-        return self.models[self._index(round, call)]._draw(rng, size, d, round, call)
+    def _make_sampler(self, d):
+        draws = [m._make_sampler(d) for m in self.models]  # components validated by _validate(d)
+        index = self._index
+
+        def draw(rng, size, round, call):
+            return draws[index(round, call)](rng, size, round, call)
+
+        return draw
 
     def _covariance(self, d, round, call):
         if round is not None or call is not None:
