@@ -233,6 +233,8 @@ def test_normalize_rows_unit_and_none():
     np.testing.assert_allclose(U, [[0.6, 0.8], [0, 0], [-1, 0]])
     assert X[0, 0] == 3.0  # input untouched
     np.testing.assert_array_equal(normalize_rows(X, None), X)
+    Y = X.copy()
+    assert normalize_rows(Y, copy=False) is Y and Y[0, 1] == 0.8  # in place on request
     with pytest.raises(ParameterError, match="normalize must be one of 'unit', None"):
         normalize_rows(X, "l1")
 

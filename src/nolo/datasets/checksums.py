@@ -1,10 +1,9 @@
-"""SHA-256 of data files and their verification against the registry."""
+"""SHA-256 of data files (compared with the registry's known checksums by ``registry.file_status``)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path
 
 __all__ = ["sha256_file"]
 

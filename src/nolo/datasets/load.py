@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -162,4 +161,4 @@ def load_dataset(
     else:
         check_choice(split, "split", (*SPLIT_ORDER, "all"))
         X, y = _load_files(spec, split, resolve_data_dir(data_dir), verify, opts)
-    return normalize_rows(X, normalize), np.asarray(y, dtype=np.int64)
+    return normalize_rows(X, normalize, copy=False), np.asarray(y, dtype=np.int64)

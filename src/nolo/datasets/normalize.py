@@ -12,16 +12,17 @@ __all__ = ["NORMALIZATIONS", "normalize_rows"]
 NORMALIZATIONS = ("unit", None)
 
 
-def normalize_rows(X, normalize: str | None = "unit") -> np.ndarray:
+def normalize_rows(X, normalize: str | None = "unit", *, copy: bool = True) -> np.ndarray:
     """Return ``X`` as float64 with every nonzero row scaled to unit l2 norm.
 
-    ``normalize=None`` returns the float64 copy unchanged.  All-zero rows stay
-    zero (their norm is 0 and they already satisfy ||x|| <= 1).
+    ``normalize=None`` returns the float64 array unchanged.  All-zero rows stay
+    zero (their norm is 0 and they already satisfy ||x|| <= 1).  With
+    ``copy=False`` a float64 input is scaled in place (saves memory on large sets).
     """
     check_choice(normalize, "normalize", NORMALIZATIONS)
-    X = check_array(X, "X", ndim=2, copy=True)
+    X = check_array(X, "X", ndim=2, copy=copy)
     if normalize == "unit":
-        norms = np.linalg.norm(X, axis=1)
-        nz = norms > 0
-        X[nz] /= norms[nz, None]
+        norms = np.sqrt(np.einsum("ij,ij->i", X, X))  # no n x d temporary
+        scale = np.divide(1.0, norms, out=np.ones_like(norms), where=norms > 0)
+        X *= scale[:, None]
     return X
