@@ -243,3 +243,21 @@ def test_relabel_sorted_codes():
     codes, classes = relabel([10, -1, 10, 3])
     np.testing.assert_array_equal(codes, [2, 0, 2, 1])
     np.testing.assert_array_equal(classes[codes], [10, -1, 10, 3])
+
+
+def test_idx_roundtrip_property(tmp_path_factory):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import array_shapes, arrays
+
+    dtypes = st.sampled_from([np.uint8, np.int8, np.int16, np.int32, np.float32, np.float64])
+    folder = tmp_path_factory.mktemp("idx")
+
+    @settings(max_examples=40, deadline=None)
+    @given(dtypes.flatmap(lambda dt: arrays(dt, array_shapes(min_dims=1, max_dims=4, min_side=0, max_side=5))), st.booleans())
+    def roundtrip(a, gz):
+        back = read_idx(write_idx(folder / "a", a, compress=gz))
+        assert back.shape == a.shape and back.dtype == a.dtype
+        np.testing.assert_array_equal(back, a)
+
+    roundtrip()
