@@ -37,7 +37,10 @@ def data() -> None:
 @_DATA_DIR
 @click.argument("names", nargs=-1)
 def list_(data_dir, names) -> None:
-    """Table of datasets, their files, present/missing, and where they were found."""
+    """List datasets and their files: present or missing, and where.
+
+    NAMES restricts the table to those datasets.
+    """
     where = resolve_data_dir(data_dir)
     click.echo(f"data directory: {where.describe()}")
     rows = []
@@ -55,7 +58,11 @@ def list_(data_dir, names) -> None:
 @_DATA_DIR
 @click.argument("names", nargs=-1)
 def check(data_dir, names) -> None:
-    """Verify the SHA-256 of present files (exit code 1 on a mismatch); list what missing files should be."""
+    """Verify SHA-256 checksums; exit code 1 on a mismatch.
+
+    Present files are hashed and compared with the known checksums; missing
+    files are listed with their expected names and checksums.
+    """
     where = resolve_data_dir(data_dir)
     click.echo(f"data directory: {where.describe()}")
     rows, missing, mismatches = [], [], 0
