@@ -282,6 +282,11 @@ class RadialKernelApproximation(SurrogateKernelPair):
         p = np.array([float(d), float(self.c), float(self.noise_variance)])
         return self.kind, np.ones(d), np.ones(d), p
 
+    def original_spec(self, d: int):
+        """Compiled-loop spec of the original kernel eq. (16) (zero variance: closed form)."""
+        self.validate(d)
+        return self.kind, np.ones(d), np.ones(d), np.array([float(d), float(self.c), 0.0])
+
     def original_from_sq(self, r2, d):
         return approx_radial_kernel(r2, d, float(self.c))
 

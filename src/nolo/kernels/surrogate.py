@@ -206,8 +206,14 @@ class GaussianSurrogateKernel(SurrogateKernelPair):
     surrogate_norm_bound = r_squared
 
     def spec(self, d: int):
+        """Compiled-loop spec of the surrogate: (kind, weights of the squared differences, -, [log R^2])."""
         _, _, inv_denom, log_r2, s2 = self._frame_data(d)
         return self.kind, inv_denom.copy(), np.full(d, 1.0 / s2), np.array([log_r2])
+
+    def original_spec(self, d: int):
+        """Compiled-loop spec of the original kernel (rotation invariant, any frame)."""
+        _, _, _, _, s2 = self._frame_data(d)
+        return self.kind, np.full(d, 1.0 / s2), np.full(d, 1.0 / s2), np.array([0.0])
 
     # -- evaluations -------------------------------------------------------------------
     def original(self, A, B) -> np.ndarray:
