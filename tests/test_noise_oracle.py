@@ -168,3 +168,11 @@ def test_noisy_target_validation():
         NoisyTarget(GaussianNoise()).corrupt(float("inf"), 0)
     with pytest.raises(ParameterError, match="std has 2 per-coordinate values"):
         NoisyTarget(GaussianNoise(std=[1.0, 2.0])).corrupt(1.0, 0)
+
+
+def test_oracle_freezes_the_law_it_was_built_with():
+    noise = GaussianNoise(std=1.0)
+    o = Oracle(X, noise, np.random.default_rng(4))
+    noise.set_params(std=100.0)  # a later change does not leak into an oracle already serving a round
+    ref = X + GaussianNoise(std=1.0).sample(np.random.default_rng(4), 3, 3)
+    np.testing.assert_array_equal(o.query(3), ref)

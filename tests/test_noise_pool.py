@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nolo import CopiesExhausted, ParameterError
 from nolo.noise import BaseOracle, PoolOracle, RepeatedMeasurements
@@ -147,3 +149,35 @@ def test_report_before_any_query():
 def test_bad_pool_inputs_are_named(make, pattern):
     with pytest.raises(ParameterError, match=pattern):
         make()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    m=st.integers(min_value=0, max_value=12),
+    requests=st.lists(st.integers(min_value=0, max_value=6), max_size=15),
+    policy=st.sampled_from(["raise", "drop"]),
+)
+def test_any_request_sequence_serves_a_prefix_without_reuse(m, requests, policy):
+    """Property: whatever the request sizes, the copies served are the pool's rows in order, each once,
+    and every refused request (n > remaining) is counted and changes nothing else."""
+    copies = np.arange(m * 2, dtype=float).reshape(m, 2)
+    pool = PoolOracle(copies, on_exhausted=policy)
+    served, refused, calls = [], 0, 0
+    for n in requests:
+        left = m - sum(len(s) for s in served)
+        if n > left:
+            refused += 1
+            if policy == "raise":
+                with pytest.raises(CopiesExhausted):
+                    pool.query(n)
+            else:
+                assert pool.query(n) is None
+        else:
+            out = pool.query(n)
+            assert out.shape == (n, 2)
+            served.append(out)
+            calls += n > 0
+    got = np.concatenate(served) if served else np.empty((0, 2))
+    np.testing.assert_array_equal(got, copies[: len(got)])
+    assert pool.queries == len(got) and pool.remaining == m - len(got)
+    assert pool.shortfalls == refused and pool.calls == calls
