@@ -17,12 +17,15 @@ which:
 * ``"raise"`` -- fail loudly: :class:`nolo.CopiesExhausted`, naming how many
   copies were asked for and how many are left;
 * ``"drop"`` -- ``query`` returns ``None`` and the caller's estimator
-  contributes **0** for that draw.  For a random-degree estimator
-  ``theta = c_N prod_{i<=N} x_i`` this makes the estimate unbiased for the
-  series *truncated* at the pool size (the terms that need more copies than
-  the pool holds are dropped), so its bias is the dropped tail, bounded by the
-  geometric tail ``P(N > m)`` times the size of those terms.  No copies are
-  consumed by a refused request; smaller later requests are still served.
+  contributes **0** for that draw.  For CSS10's random-degree estimator
+  ``theta = gamma_N p^(N+1)/(p-1) prod_{i<=N} x_i`` of ``f(mu) = sum_n gamma_n mu^n``
+  on a pool of ``m`` copies this makes the estimate unbiased for the series
+  *truncated* at the pool size, ``sum_{n<=m} gamma_n mu^n``.  Its bias is the
+  dropped tail ``sum_{n>m} gamma_n mu^n`` (at most ``sum_{n>m} |gamma_n| |mu|^n``),
+  and a refusal happens with probability ``P(N > m) = p^-(m+1)``: both vanish
+  geometrically as the pool grows (for ``|mu|`` inside the series' radius).
+  A refused request consumes nothing and smaller later requests are still
+  served (copies taken by earlier requests of the same estimate stay taken).
 
 Either way every refused request is counted (``PoolOracle.shortfalls``) and
 :meth:`RepeatedMeasurements.report` sums them per item, so a practitioner
