@@ -10,7 +10,6 @@ instance noise.  (CSS10 keeps ``y_t`` clean "for simplicity"; use
 
 from __future__ import annotations
 
-
 from nolo._config import Configurable
 from nolo._validation import check_array, check_int
 from nolo.exceptions import ParameterError
