@@ -114,6 +114,8 @@ def run_learner(spec: ExperimentSpec, learner: str, seed: int, *, progress=None)
     clock = np.empty(len(points))
     is_binary = classification and loss is not None
 
+    if not model.is_initialized:
+        model.initialize(X.shape[1])  # so that round 1 is scored with the learner's initial predictor
     bar = progress(total=T) if progress is not None else None
     start = time.perf_counter()
     k = 0
@@ -126,10 +128,7 @@ def run_learner(spec: ExperimentSpec, learner: str, seed: int, *, progress=None)
             bit = channel.transmit(correct, feedback_rng) if channel is not None else correct
             model.learn(x, label, bit)
         else:
-            if model.is_initialized:
-                m = _margin(model, x)
-            else:
-                m = 0.0  # before the first round every linear learner plays w = 0
+            m = _margin(model, x)
             if want_margins:
                 margins[t] = m
             if classification:

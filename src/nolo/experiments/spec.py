@@ -155,12 +155,17 @@ class ExperimentSpec(_Model):
                 raise ValueError(f"grid entry {key!r} must list at least one value")
         return v
 
-    @model_validator(mode="after")
-    def _consistent(self):
-        names = [lr.name for lr in self.learners]
+    @field_validator("learners")
+    @classmethod
+    def _unique_names(cls, v):
+        names = [lr.name for lr in v]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ValueError(f"learner names must be unique, repeated: {', '.join(dup)}")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self):
         if self.record_every > self.rounds:
             raise ValueError(f"record_every must be <= rounds ({self.rounds}), got {self.record_every}")
         return self
@@ -274,6 +279,12 @@ class ExperimentSpec(_Model):
                 errors.append(("loss", "nolo.losses is not available"))
             except (ParameterError, KeyError, ValueError) as exc:
                 errors.append(("loss", _clean(exc)))
+        if env.dataset is not None:
+            from nolo.datasets import dataset_names
+
+            if env.dataset not in dataset_names():
+                errors.append(("environment.dataset",
+                               f"must be one of {', '.join(map(repr, dataset_names()))}, got {env.dataset!r}"))
         if env.generator is not None:
             from nolo.experiments.environments import generator_parameters, get_generator
 
@@ -362,7 +373,8 @@ def _message(err: dict) -> str:
 
 
 def _clean(exc: Exception) -> str:
-    return str(exc).strip().strip("'\"")
+    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    return text.strip()
 
 
 def _param_path(prefix: str, params: dict, exc: Exception) -> str:

@@ -1,0 +1,178 @@
+"""The runner's metrics on tiny hand-checkable streams, for the three protocols."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nolo.experiments.environments import register_generator
+from nolo.experiments.runner import TIMING_COLUMNS, record_points, run_learner
+from nolo.experiments.spec import ExperimentSpec
+from nolo.learners.base import BanditLearner, FullInformationLearner
+from nolo.random import spawn
+
+
+@register_generator("test_runner_fixed")
+def _fixed(rounds, rng, *, x=(1.0,), y=(0.5,)):
+    """The rows x[i % len(x)] (1-d) with targets y[i % len(y)]; ignores rng."""
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(y)
+    i = np.arange(rounds)
+    return xs[i % len(xs)][:, None], ys[i % len(ys)]
+
+
+class ConstantPredictor(FullInformationLearner):
+    """Plays the fixed linear predictor ``w`` and never updates (a test double)."""
+
+    def __init__(self, w=1.0, seed=None):
+        self.w = w
+        self.seed = seed
+
+    def _validate_params(self):
+        pass
+
+    def _init_state(self, n_features):
+        self.seen_ = 0
+
+    def learn(self, x, y):
+        self._ensure_initialized(np.asarray(x).shape[0])
+        self.seen_ += 1
+        return self
+
+    def predict(self, X):
+        return self._check_X(X) @ np.full(self.n_features_in_, float(self.w))
+
+
+class AlwaysZero(BanditLearner):
+    """Always plays label 0 and keeps every feedback bit it got (a test double)."""
+
+    def __init__(self, seed=None):
+        self.seed = seed
+
+    def _validate_params(self):
+        pass
+
+    def _init_state(self, n_features):
+        self.bits_ = []
+
+    def act(self, x):
+        self._ensure_initialized(np.asarray(x).shape[0])
+        return 0
+
+    def learn(self, x, played, feedback):
+        self.bits_.append(int(feedback))
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(np.atleast_2d(X)), dtype=np.int64)
+
+
+def _spec(**kw):
+    base = {"name": "tiny", "rounds": 6, "record_every": 2, "seeds": [0]}
+    base.update(kw)
+    return ExperimentSpec.from_dict(base)
+
+
+def test_record_points():
+    assert record_points(6, 2).tolist() == [2, 4, 6]
+    assert record_points(7, 3).tolist() == [3, 6, 7]
+    assert record_points(5, 5).tolist() == [5]
+
+
+def test_noisy_input_metrics_by_hand():
+    # x = 1, y = 0.5, no noise.  Two-copy OGD with eta_1 = 0.5: round 1 plays w = 0 (loss 0.25),
+    # gradient 2 (0 - 0.5) * 1 = -1, so w = 0.5 and every later round has loss 0.  The best fixed
+    # predictor (w = 0.5) has loss 0, so the regret stays 0.25; two queries per round.
+    spec = _spec(protocol="noisy_input", loss="squared", regret={"radius": 1.0},
+                 environment={"generator": "test_runner_fixed", "params": {"x": [1.0], "y": [0.5]},
+                              "noise": {"class": "nolo.noise.ZeroNoise", "params": {}}},
+                 learners=[{"name": "u", "class": "nolo.experiments.demo.TwoCopyUnbiasedOGD",
+                            "params": {"radius": 1.0, "eta0": 0.5}}])
+    f = run_learner(spec, "u", 0).frame
+    assert f["t"].tolist() == [2, 4, 6]
+    np.testing.assert_allclose(f["clean_loss"], [0.125, 0.0, 0.0])
+    np.testing.assert_allclose(f["avg_clean_loss"], [0.125, 0.0625, 0.25 / 6])
+    np.testing.assert_allclose(f["regret"], [0.25, 0.25, 0.25], atol=1e-9)
+    assert f["queries"].tolist() == [4, 8, 12]
+    assert "mistakes" not in f  # regression: no mistakes column
+    assert (f["time_per_round"] > 0).all() and np.all(np.diff(f["elapsed"]) >= 0)
+
+
+def test_full_information_classification_metrics_by_hand():
+    # w = 1 on x = 1, -1, 2, -2 with y = +1, +1, -1, -1: margins y*m = 1, -1, -2, 2 -> hinge losses
+    # 0, 2, 3, 0 and mistakes at rounds 2 and 3.  In the ball |w| <= 1 the best fixed hinge loss is
+    # 2 on the first two rounds and 4 on all four (attained at w = 0), so the regret is 0 then 1.
+    spec = _spec(protocol="full_information", rounds=4, loss="hinge", regret={"radius": 1.0},
+                 environment={"generator": "test_runner_fixed",
+                              "params": {"x": [1.0, -1.0, 2.0, -2.0], "y": [1, 1, -1, -1]}},
+                 learners=[{"name": "c", "class": "test_experiments_runner.ConstantPredictor",
+                            "params": {"w": 1.0}}])
+    f = run_learner(spec, "c", 0).frame
+    assert f["t"].tolist() == [2, 4]
+    np.testing.assert_allclose(f["clean_loss"], [1.0, 1.5])
+    assert f["mistakes"].tolist() == [1, 2]
+    np.testing.assert_allclose(f["error_rate"], [0.5, 0.5])
+    np.testing.assert_allclose(f["regret"], [0.0, 1.0], atol=1e-6)
+    assert "queries" not in f
+
+
+def test_bandit_mistakes_and_feedback_channel():
+    env = {"generator": "test_runner_fixed", "params": {"x": [1.0], "y": [0, 1, 0, 2]}}
+    clean = _spec(protocol="bandit", rounds=4, record_every=1, environment=env,
+                  learners=[{"name": "z", "class": "test_experiments_runner.AlwaysZero"}])
+    f = run_learner(clean, "z", 3).frame
+    assert f["mistakes"].tolist() == [0, 1, 1, 2]
+    np.testing.assert_allclose(f["error_rate"], [0, 0.5, 1 / 3, 0.5])
+    assert "clean_loss" not in f and "regret" not in f
+
+    # with a flipping channel the learner sees FlipChannel.transmit of the true bits, drawn from the
+    # run's feedback stream (the 4th generator spawned from the seed)
+    from nolo.noise import FlipChannel
+
+    noisy = _spec(protocol="bandit", rounds=400, record_every=400,
+                  environment={**env, "feedback": {"class": "FlipChannel", "params": {"rho0": 0.3, "rho1": 0.2}}},
+                  learners=[{"name": "z", "class": "test_experiments_runner.AlwaysZero"}])
+    seen = []
+    import nolo.experiments.runner as runner_mod
+
+    orig = runner_mod._build_learner
+
+    def spy(spec, name, seed):
+        model = orig(spec, name, seed)
+        seen.append(model)
+        return model
+
+    runner_mod._build_learner = spy
+    try:
+        f = run_learner(noisy, "z", 5).frame
+    finally:
+        runner_mod._build_learner = orig
+    truth = np.tile([1, 0, 1, 0], 100)
+    rng = spawn(5, 4)[3]
+    ch = FlipChannel(0.3, 0.2)
+    expected = [ch.transmit(int(b), rng) for b in truth]
+    assert seen[0].bits_ == expected
+    assert f["mistakes"].tolist() == [200]
+
+
+def test_a_run_is_a_pure_function_of_spec_learner_and_seed():
+    from nolo.experiments.demo import demo_spec
+
+    spec = demo_spec(rounds=300, record_every=50)
+    a = run_learner(spec, "unbiased", 1).frame.drop(columns=list(TIMING_COLUMNS))
+    b = run_learner(spec, "unbiased", 1).frame.drop(columns=list(TIMING_COLUMNS))
+    c = run_learner(spec, "unbiased", 2).frame.drop(columns=list(TIMING_COLUMNS))
+    assert a.equals(b)
+    assert not a.equals(c)
+
+
+def test_run_learner_rejects_a_grid_and_an_unknown_learner():
+    from nolo.exceptions import ParameterError
+    from nolo.experiments.demo import demo_spec
+
+    spec = demo_spec(rounds=20, record_every=10)
+    with pytest.raises(ParameterError, match="learner must be one of unbiased, naive"):
+        run_learner(spec, "other", 0)
+    gridded = ExperimentSpec.from_dict({**spec.to_dict(), "grid": {"rounds": [10, 20]}})
+    with pytest.raises(ParameterError, match="concrete spec"):
+        run_learner(gridded, "unbiased", 0)

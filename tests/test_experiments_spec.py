@@ -1,0 +1,144 @@
+"""Experiment specs: file -> objects -> file round trips, and a precise error for every invalid field."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from nolo.experiments.demo import demo_spec
+from nolo.experiments.spec import ExperimentSpec, SpecError, dumps_toml
+
+
+@pytest.fixture
+def base():
+    return demo_spec(rounds=100, record_every=10).to_dict()
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".toml"])
+def test_round_trip_file_objects_file(tmp_path, base, suffix):
+    base["grid"] = {"environment.noise.params.std": [0.25, 0.5], "learners[0].params.eta0": [0.1, 1.0]}
+    base["metrics"] = ["clean_loss", "regret", "queries"]
+    spec = ExperimentSpec.from_dict(base)
+    first = spec.to_file(tmp_path / f"a{suffix}")
+    loaded = ExperimentSpec.from_file(first)
+    assert loaded == spec
+    second = loaded.to_file(tmp_path / f"b{suffix}")
+    assert first.read_text() == second.read_text()
+    assert loaded.to_dict() == base
+
+
+def test_yaml_and_toml_give_the_same_objects(tmp_path, base):
+    spec = ExperimentSpec.from_dict(base)
+    assert ExperimentSpec.from_file(spec.to_file(tmp_path / "s.yaml")) == \
+        ExperimentSpec.from_file(spec.to_file(tmp_path / "s.toml"))
+
+
+def test_toml_writer_quotes_dotted_keys_and_writes_special_floats():
+    import tomllib
+
+    data = {"a": 1.5, "grid": {"x.y": [1, 2]}, "f": float("inf"), "items": [{"p": {"q": "s"}}]}
+    assert tomllib.loads(dumps_toml(data)) == data
+
+
+def _errors(data):
+    with pytest.raises(SpecError) as info:
+        ExperimentSpec.from_dict(data)
+    return dict(info.value.errors), str(info.value)
+
+
+CASES = [
+    # (mutation, expected path, words the message must contain)
+    (lambda d: d.update(rounds=0), "rounds", ["greater than or equal to 1", "got 0"]),
+    (lambda d: d.update(protocol="foo"), "protocol", ["'noisy_input'", "'bandit'", "got 'foo'"]),
+    (lambda d: d.update(colour="red"), "colour", ["unknown field"]),
+    (lambda d: d.update(record_every="often"), "record_every", ["integer"]),
+    (lambda d: d.update(seeds=[1, 1]), "seeds", ["distinct"]),
+    (lambda d: d.update(seeds=[-1]), "seeds", ["non-negative"]),
+    (lambda d: d.update(metrics=["clean_loss", "accuracy"]), "metrics[1]", ["'clean_loss'", "'time'", "accuracy"]),
+    (lambda d: d.update(loss="squaredd"), "loss", ["'squared'", "'logistic'", "squaredd"]),
+    (lambda d: d["regret"].update(radius=-1), "regret.radius", ["greater than 0"]),
+    (lambda d: d["learners"][0]["params"].update(eta0=-1.0), "learners[0].params.eta0", ["eta0", "> 0"]),
+    (lambda d: d["learners"][0]["params"].update(etaa=1.0), "learners[0].params.etaa",
+     ["unknown parameter", "radius, eta0, seed"]),
+    (lambda d: d["learners"][1].update({"class": "nolo.experiments.demo.Nope"}), "learners[1].class",
+     ["unknown class"]),
+    (lambda d: d["learners"][1].update({"class": "nolo.oco.ogd.ProjectedOGD"}), "learners[1].class",
+     ["'full_information'", "'noisy_input'"]),
+    (lambda d: d["learners"][1].update(name="unbiased"), "learners", ["unique", "unbiased"]),
+    (lambda d: d["learners"][0].pop("name"), "learners[0].name", ["required"]),
+    (lambda d: d["environment"]["noise"]["params"].update(std=-1), "environment.noise.params.std", ["std", ">= 0"]),
+    (lambda d: d["environment"]["params"].update(dd=3), "environment.params.dd",
+     ["unknown parameter", "d, x_radius, w_radius, target_std"]),
+    (lambda d: d["environment"]["params"].update(d=0), "environment.params.d", ["integer >= 1", "got 0"]),
+    (lambda d: d["environment"].update(generator="nope"), "environment.generator", ["'linear_regression'", "nope"]),
+    (lambda d: d["environment"].update(dataset="mnist"), "environment", ["exactly one of"]),
+    (lambda d: d["environment"].pop("noise"), "environment.noise", ["needs a noise model"]),
+    (lambda d: d["environment"].update(feedback={"class": "FlipChannel", "params": {}}), "environment.feedback",
+     ["only the bandit protocol"]),
+    (lambda d: d.update(grid={"environment.noise.params.std": [0.1, -2.0]}), "grid.environment.noise.params.std[1]",
+     ["std", ">= 0", "-2"]),
+    (lambda d: d.update(grid={"environment.nosie.params.std": [0.1]}), "grid.environment.nosie.params.std",
+     ["no field 'nosie'", "noise"]),
+    (lambda d: d.update(grid={"rounds": []}), "grid", ["at least one value"]),
+]
+
+
+@pytest.mark.parametrize("mutate,path,words", CASES, ids=[c[1] + str(i) for i, c in enumerate(CASES)])
+def test_every_invalid_field_names_its_path_and_what_is_allowed(base, mutate, path, words):
+    data = copy.deepcopy(base)
+    mutate(data)
+    errors, text = _errors(data)
+    assert path in errors, f"expected an error at {path}, got {errors}"
+    for w in words:
+        assert w in errors[path], (w, errors[path])
+    assert f"  {path}: " in text
+
+
+def test_several_errors_are_reported_together(base):
+    base["rounds"] = -5
+    base["protocol"] = "x"
+    errors, _ = _errors(base)
+    assert {"rounds", "protocol"} <= set(errors)
+
+
+def test_file_errors(tmp_path):
+    p = tmp_path / "s.json"
+    p.write_text("{}")
+    with pytest.raises(SpecError, match="must end in .yaml, .yml or .toml"):
+        ExperimentSpec.from_file(p)
+    q = tmp_path / "s.yaml"
+    q.write_text("rounds: [1, 2\n")
+    with pytest.raises(SpecError, match="not valid YAML"):
+        ExperimentSpec.from_file(q)
+    r = tmp_path / "s.toml"
+    r.write_text("- 1\n")
+    with pytest.raises(SpecError, match=r"<spec>: a spec must be a mapping|not valid TOML"):
+        ExperimentSpec.from_file(r)
+
+
+def test_grid_expands_to_the_cross_product(base):
+    base["grid"] = {"environment.noise.params.std": [0.1, 0.5], "learners[0].params.eta0": [0.1, 1.0]}
+    settings = ExperimentSpec.from_dict(base).settings()
+    assert [label for label, _ in settings] == ["std=0.1,eta0=0.1", "std=0.1,eta0=1", "std=0.5,eta0=0.1",
+                                                "std=0.5,eta0=1"]
+    last = settings[-1][1]
+    assert last.environment.noise.params["std"] == 0.5 and last.learners[0].params["eta0"] == 1.0
+    assert last.learners[1].params["eta0"] == 0.5 and not last.grid
+
+
+def test_the_cli_reports_spec_errors_before_running(tmp_path, base):
+    from click.testing import CliRunner
+
+    from nolo.cli.experiments import run
+
+    base["learners"][0]["params"]["eta0"] = 0
+    p = tmp_path / "bad.yaml"
+    import yaml
+
+    p.write_text(yaml.safe_dump(base))
+    out = tmp_path / "runs"
+    res = CliRunner().invoke(run, [str(p), "--out", str(out)])
+    assert res.exit_code == 2
+    assert "learners[0].params.eta0: eta0 must be a real number > 0" in res.output
+    assert not out.exists()
