@@ -12,11 +12,26 @@ from nolo.estimators.geometric import (
     sample_degree,
 )
 from nolo.estimators.lemma1 import Lemma1Batch, Lemma1Estimate, RandomDegreeEstimator, resolve_series
+from nolo.estimators.polyseq import (
+    ChebyshevSequence,
+    PolynomialSequence,
+    PolynomialSequenceEstimator,
+    TaylorSequence,
+)
+from nolo.estimators.results import Estimate, EstimateBatch
+from nolo.estimators.zeta import ZetaDegree
 from nolo.estimators.logspace import LOG_FLOAT_MAX, signed_exp, signed_log, signed_log_product
 from nolo.estimators.series import TaylorSeries
 
 __all__ = [
     "LOG_FLOAT_MAX",
+    "ChebyshevSequence",
+    "Estimate",
+    "EstimateBatch",
+    "PolynomialSequence",
+    "PolynomialSequenceEstimator",
+    "TaylorSequence",
+    "ZetaDegree",
     "GeometricDegree",
     "Lemma1Batch",
     "Lemma1Estimate",

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from nolo._validation import check_array, check_int, check_scalar
 from nolo.estimators._validated import ValidatedConfigurable
 from nolo.estimators.geometric import check_p, degree_log_pmf, sample_degree
 from nolo.estimators.logspace import signed_exp, signed_log_product
+from nolo.estimators.results import Estimate, EstimateBatch
 from nolo.estimators.series import TaylorSeries
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.random import as_generator
@@ -46,22 +47,9 @@ __all__ = ["Lemma1Estimate", "Lemma1Batch", "RandomDegreeEstimator", "resolve_se
 Draw = Callable[[int], Any]
 
 
-class Lemma1Estimate(NamedTuple):
-    """One Lemma-1 estimate: its value, the degree N drawn, the copies queried, and
-    whether a finite pool fell short (then value is 0, see the module's truncation policy)."""
-
-    value: float
-    degree: int
-    queries: int
-    shortfall: bool = False
-
-
-class Lemma1Batch(NamedTuple):
-    """Many independent Lemma-1 estimates (arrays of equal length)."""
-
-    values: np.ndarray
-    degrees: np.ndarray
-    queries: np.ndarray
+#: Lemma 1's result records (the shared :class:`~nolo.estimators.results.Estimate` types).
+Lemma1Estimate = Estimate
+Lemma1Batch = EstimateBatch
 
 
 def resolve_series(obj: Any, name: str = "series") -> TaylorSeries:
