@@ -11,7 +11,8 @@ Two read-out rules (``rule``):
 * ``"pooled"`` (default; the authors' code, baselines.md section 6.4 (A)): with q_n the fitted
   P(f=1 | u_n) on the training rows, 1 - rho1_hat is the largest q_n strictly below the
   ``percentile``-th percentile of q (numpy "higher"), and rho0_hat is 1 minus the largest
-  (1 - q_n) strictly below the percentile of (1 - q) -- a robust max and a robust min.
+  (1 - q_n) strictly below the percentile of (1 - q) -- a robust max and a robust min
+  (implemented as order statistics, :func:`percentile_extremes`).
   The row normalisation of the 2x2 matrix is a no-op for a two-class ``predict_proba``.
 * ``"per_class"`` (the paper text, eq. (6) with the ambiguities resolved as baselines.md
   section 6.4 (B) suggests -- our choice): q_j(x_n) evaluated counterfactually for every
@@ -57,17 +58,20 @@ def encode_inputs(X, played, n_classes: int, label_encoding: str = "onehot", nor
 
 
 def percentile_extremes(q: np.ndarray, percentile: float) -> tuple[float, float]:
-    """(robust min, robust max) of q: the largest value strictly below the percentile of q (of 1 - q).
+    """(robust min, robust max) of q by the authors' rule, as order statistics.
 
-    Falls back to the plain extreme when no value lies strictly below the percentile.
+    For eta = q (and eta = 1 - q): theta = the ``percentile``-th percentile of eta (numpy
+    "higher", sorted position i = ceil(p/100 (n-1))) and the read-out is the order statistic
+    just below it, sorted position i - 1 -- for distinct values exactly "the largest eta strictly
+    below theta" of the authors' code, and still well defined when values tie.
     """
     q = np.asarray(q, dtype=np.float64)
-    out = []
-    for eta in (1.0 - q, q):
-        theta = np.percentile(eta, percentile, method="higher")
-        below = eta[eta < theta]
-        out.append(float(below.max()) if below.size else float(eta.max()))
-    return 1.0 - out[0], out[1]
+    n = q.shape[0]
+    i = int(np.ceil(float(percentile) / 100.0 * (n - 1)))
+    pos = max(i - 1, 0)
+    hi = float(np.sort(q)[pos])
+    lo = 1.0 - float(np.sort(1.0 - q)[pos])
+    return lo, hi
 
 
 class NREst(Configurable):
