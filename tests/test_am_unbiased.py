@@ -5,6 +5,7 @@ import pytest
 
 from nolo.learners.bandit import RCNBF, unbiased_feedback
 from nolo.learners.bandit import _kernels as kern
+from nolo.noise import FlipChannel
 
 RATES = [(0.15, 0.15), (0.2, 0.4), (0.4, 0.2), (0.4, 0.4)]
 
@@ -29,6 +30,9 @@ def test_lemma1_monte_carlo_through_the_channel(rho0, rho1):
         u = rng.random(n)
         fb = np.array([kern.flip(truth, ui, rho0, rho1) for ui in u[:2000]])  # the compiled channel ...
         np.testing.assert_array_equal(fb, np.where(truth == 1, u[:2000] >= rho1, u[:2000] < rho0))  # ... is this rule
+        chan = FlipChannel(rho0, rho1)
+        g1, g2 = np.random.default_rng(truth), np.random.default_rng(truth)
+        assert all(chan.transmit(truth, g1) == kern.flip(truth, g2.random(), rho0, rho1) for _ in range(2000))
         fb = np.where(truth == 1, u >= rho1, u < rho0).astype(float)
         h = unbiased_feedback(fb, rho0, rho1)
         z = (h.mean() - truth) / (h.std(ddof=1) / np.sqrt(n))

@@ -6,8 +6,9 @@ matrix) into the AM protocol: each round an example is drawn (``order``:
 fresh random permutation per pass; ``"cycle"`` -- the given order, repeated),
 the learner plays a label, and the environment returns the bit
 1[played == y] flipped with rates rho0 = P(feedback 1 | truth 0) and
-rho1 = P(feedback 0 | truth 1) (the channel of :class:`nolo.noise.FlipChannel`:
-a true 1 is flipped when u < rho1, a true 0 when u < rho0, one uniform per round).
+rho1 = P(feedback 0 | truth 1) by :class:`nolo.noise.FlipChannel` (one uniform u per
+round: a true 1 is flipped when u < rho1, a true 0 when u < rho0); the compiled loop
+applies the same rule to the same uniform (:func:`._kernels.flip`).
 
 Per-round use::
 
@@ -32,6 +33,7 @@ import scipy.sparse as sp
 from nolo._validation import check_array, check_choice, check_flip_rates, check_int
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.bandit import _kernels as kern
+from nolo.noise import FlipChannel
 from nolo.random import as_generator
 
 __all__ = ["ClassificationBandit", "StreamResult", "run_stream", "log_checkpoints", "ORDERS"]
@@ -85,6 +87,7 @@ class ClassificationBandit:
 
     def __init__(self, X, y, rho0: float = 0.0, rho1: float = 0.0, order: str = "replace", seed=None):
         self.rho0, self.rho1 = check_flip_rates(rho0, rho1)
+        self.channel = FlipChannel(self.rho0, self.rho1)
         check_choice(order, "order", tuple(ORDERS))
         self.order = order
         if sp.issparse(X):
@@ -144,7 +147,7 @@ class ClassificationBandit:
         if self._current < 0:
             raise ParameterError("feedback(played) needs a current example: call next() first")
         truth = 1 if int(played) == int(self.y[self._current]) else 0
-        return int(kern.flip(truth, self.rng.random(), self.rho0, self.rho1))
+        return self.channel.transmit(truth, self.rng)
 
     # -- whole stream ---------------------------------------------------------------------
     def run(self, learner, n_rounds: int, checkpoints=None) -> StreamResult:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from nolo._validation import check_flip_rates
 from nolo.learners.bandit import _kernels as kern
 from nolo.learners.bandit._linear import ExploringBanditLearner
+from nolo.noise import FlipChannel
 
 __all__ = ["RCNBF", "unbiased_feedback"]
 
 
 def unbiased_feedback(feedback, rho0: float, rho1: float):
     """AM eq. (4), Lemma 1: h(f_rho) = (f_rho - rho0) / (1 - rho0 - rho1), so E[h | f] = f (math-notes item 11)."""
-    r0, r1 = check_flip_rates(rho0, rho1)
-    return (feedback - r0) / (1.0 - r0 - r1)
+    return FlipChannel(rho0, rho1).unbias(feedback)
 
 
 class RCNBF(ExploringBanditLearner):
