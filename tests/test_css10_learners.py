@@ -1,0 +1,219 @@
+"""CSS10 learners: Algorithm 1 (exact first round, incremental norm = recomputed norm, projection E2,
+Grad_Length_Estimate E1, persistence, validation), the baselines and the linear special cases."""
+
+import math
+
+import numpy as np
+import pytest
+
+from nolo import CopiesExhausted, NumericalError, ParameterError
+from nolo.estimators import sample_degree
+from nolo.kernels import ExponentialKernel, GaussianKernel, LinearKernel, PolynomialKernel, grad_length_estimate
+from nolo.learners import Learner
+from nolo.learners.kernel import (
+    CleanKernelOGD,
+    NaiveKernelOGD,
+    NaiveLinearOGD,
+    NoisyKernelLearner,
+    TwoCopyLinearRegressor,
+    theory_step_size,
+)
+from nolo.losses import get_loss
+from nolo.noise import GaussianNoise, Oracle, PoolOracle, ZeroNoise
+
+
+def zscore(v, target):
+    v = np.asarray(v)
+    return (v.mean() - target) / (v.std(ddof=1) / math.sqrt(v.size))
+
+
+def _stream(T, d=3, seed=0, noise=0.3, w_seed=0):
+    w = np.random.default_rng(1000 + w_seed).normal(size=d) / math.sqrt(d)
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(T, d)) / math.sqrt(d)
+    y = X @ w + 0.5 * (X @ w) ** 2
+    return X, y, GaussianNoise(noise), rng
+
+
+def test_first_round_exact_hand_worked():
+    # linear kernel, squared loss, no noise: w_1 = 0, so g = 2(0 - y) and alpha_1 = -eta g / sqrt(1).
+    x, y, p, eta, seed = np.array([1.0, 2.0]), 0.5, 2.0, 0.1, 42
+    L = NoisyKernelLearner(LinearKernel(), "squared", p=p, eta=eta, seed=seed)
+    L.learn(Oracle(x, ZeroNoise(), 0), y)
+    n = sample_degree(np.random.default_rng(seed), p)  # the degree Map_Estimate drew
+    xp = np.array([0.5, -1.0])
+    alpha = -eta * 2.0 * (0.0 - y)
+    expected = alpha * p**2 / (p - 1) * (x @ xp) if n == 1 else 0.0  # beta_n = 0 for n != 1
+    assert L.predict(xp[None])[0] == pytest.approx(expected)
+    assert L.support_size_ == (1 if n == 1 else 0)
+
+
+@pytest.mark.parametrize("kernel", [PolynomialKernel(2, 1.0), GaussianKernel(2.0)], ids=["poly2", "gauss"])
+def test_incremental_norm_matches_recomputed_and_projection(kernel):
+    X, y, noise, rng = _stream(300)
+    L = NoisyKernelLearner(kernel, "squared", p=2.0, B_w=0.5, eta=0.05, seed=1)
+    hit = False
+    for t in range(300):
+        L.learn(Oracle(X[t], noise, rng, round=t), y[t])
+        hit |= L.sqnorm_ == pytest.approx(0.5)
+    assert hit  # the projection was active
+    assert L.sqnorm_ <= 0.5 + 1e-12
+    assert L.norm_sq() == pytest.approx(L.sqnorm_, rel=1e-9)
+
+
+def test_projection_erratum_e2_scales_to_exactly_B_w():
+    X, y, noise, rng = _stream(50)
+    L = NoisyKernelLearner(PolynomialKernel(2, 1.0), "squared", p=2.0, B_w=1e-4, eta=1.0, seed=3)
+    for t in range(50):
+        L.learn(Oracle(X[t], noise, rng, round=t), y[t])
+    # with the printed rule alpha_i sqrt(B_w)/n the norm would be B_w/n~, far below B_w
+    assert L.norm_sq() == pytest.approx(1e-4, rel=1e-9)
+
+
+@pytest.mark.parametrize("loss_name", ["exponential", "logistic", "smoothed_hinge"])
+@pytest.mark.parametrize("y", [1.0, -1.0])
+def test_grad_length_unbiased_classification_with_y_factor(loss_name, y):
+    # linear kernel, fixed w = (0.6, -0.3): the margin copies are y <w, x~> (erratum E1)
+    loss = get_loss(loss_name)
+    k = LinearKernel()
+    w = np.array([0.6, -0.3])
+    x = np.array([0.5, 0.4])
+    rng = np.random.default_rng(2)
+
+    def inner(est):
+        return est.sign * math.exp(est.log_weight) * float(est.copies[0] @ w)
+
+    vals = []
+    for _ in range(6000):
+        o = Oracle(x, GaussianNoise(0.3), rng)
+        vals.append(grad_length_estimate(loss, k, o, y, 2.0, rng, inner, exact_polynomial=False).value)
+    target = float(loss.grad_margin(w @ x, y))
+    assert abs(zscore(vals, target)) <= 4
+
+
+def test_grad_length_unbiased_regression_pipeline():
+    # w built by Algorithm 1 itself; E <w, Psi~(x)> = decision_function(x), and the gradient length is unbiased
+    X, y, noise, rng = _stream(60)
+    L = NoisyKernelLearner(ExponentialKernel(1.0), "smoothed_absolute", p=2.0, eta=0.05, seed=4)
+    for t in range(60):
+        L.learn(Oracle(X[t], noise, rng, round=t), y[t])
+    x, yt = X[0], 0.3
+    f = float(L.decision_function(x[None])[0])
+    loss = L._loss
+    inners, gs = [], []
+    for _ in range(6000):
+        o = Oracle(x, noise, rng)
+        e = L._kernel.map_estimate(o, 2.0, rng)
+        inners.append(L._inner(e) if not e.is_zero else 0.0)
+        gs.append(grad_length_estimate(loss, L._kernel, o, yt, 2.0, rng, L._inner).value)
+    assert abs(zscore(inners, f)) <= 4
+    assert abs(zscore(gs, float(loss.derivative(f - yt)))) <= 4
+
+
+def test_theory_step_matches_theorem1():
+    k, loss, p, B_w, B_x = PolynomialKernel(2, 1.0), get_loss("exponential"), 2.0, 1.0, 0.5
+    eta, B_psi, _ = theory_step_size(k, loss, p, B_w, B_x)
+    u = B_w * (p / (p - 1)) ** 2 * float(k.Q(p * B_x))
+    assert eta == pytest.approx(B_w / (math.sqrt(u) * math.exp(math.sqrt((p - 1) * u))))
+    L = NoisyKernelLearner(k, loss, p=p, B_w=B_w, B_x=B_x, horizon=100)
+    assert L.step_size_rule(1) == pytest.approx(eta / 10)
+    with pytest.raises(ParameterError, match="theory"):
+        NoisyKernelLearner(k, "squared", step="theory", B_w=1.0).step_size_rule
+
+
+def test_persistence_resumes_identically(tmp_path):
+    X, y, noise, _ = _stream(120)
+    Xt = X[:20]
+
+    def run(split):
+        rng = np.random.default_rng(9)
+        L = NoisyKernelLearner(GaussianKernel(2.0), "squared", p=2.0, B_w=2.0, eta=0.05, seed=5)
+        for t in range(120):
+            if t == split:
+                L.save(tmp_path / "m.npz")
+                L = Learner.load(tmp_path / "m.npz")
+            L.learn(Oracle(X[t], noise, rng, round=t), y[t])
+        return L.predict(Xt), L.queries_
+
+    a, qa = run(-1)
+    b, qb = run(70)
+    assert np.array_equal(a, b) and qa == qb
+
+
+def test_validation_leaves_state_unchanged():
+    X, y, noise, rng = _stream(20)
+    L = NoisyKernelLearner(PolynomialKernel(2), "logistic", p=2.0, seed=0)
+    with pytest.raises(ParameterError, match="y must be -1 or \\+1"):
+        L.learn(Oracle(X[0], noise, rng), 0.5)
+    L.learn(Oracle(X[0], noise, rng), 1.0)
+    before = (L.t_, L.support_size_, L.rng_.bit_generator.state)
+    with pytest.raises(ParameterError, match="features"):
+        L.learn(Oracle(np.ones(5), noise, rng), 1.0)
+    with pytest.raises(ParameterError, match="p must be"):
+        L.set_params(p=1.0)
+    with pytest.raises(ParameterError, match="hinge"):
+        NoisyKernelLearner(loss="hinge").initialize(3)
+    assert (L.t_, L.support_size_, L.rng_.bit_generator.state) == before
+    assert L.p == 2.0
+
+
+def test_overflow_raises_and_keeps_state():
+    rng = np.random.default_rng(0)
+    L = NoisyKernelLearner(LinearKernel(), "squared", p=2.0, eta=0.05, seed=0)
+    for t in range(5):
+        L.learn(Oracle(np.array([0.1, 0.2]), ZeroNoise(), rng), 1.0)
+    before = (L.t_, L.support_size_, L.sqnorm_, L.rng_.bit_generator.state)
+    L.set_params(eta=1e308)  # the step alpha_t = -eta g~ overflows
+    with pytest.raises(NumericalError):
+        for _ in range(50):
+            L.learn(Oracle(np.array([0.1, 0.2]), ZeroNoise(), rng), 1e5)
+    assert (L.t_, L.support_size_, L.sqnorm_, L.rng_.bit_generator.state) == before
+    E = NoisyKernelLearner(ExponentialKernel(1.0), "squared", p=2.0, eta=0.05, seed=0)
+    for t in range(20):
+        E.learn(Oracle(np.array([0.3, 0.2]), GaussianNoise(0.1), rng), 1.0)
+    with pytest.raises(NumericalError):
+        E.predict(np.full((1, 2), 1e200))
+
+
+def test_pool_shortfall_counted_and_raise_policy():
+    rng = np.random.default_rng(0)
+    L = NoisyKernelLearner(ExponentialKernel(1.0), "exponential", p=1.5, eta=0.05, seed=0)
+    for t in range(200):
+        L.learn(PoolOracle(np.array([0.2, 0.1]) + 0.1 * rng.normal(size=(2, 2)), on_exhausted="drop"), 1.0)
+    assert L.t_ == 200 and 0 < L.shortfalls_ < 200
+    L2 = NoisyKernelLearner(ExponentialKernel(1.0), "exponential", p=1.5, eta=0.05, seed=0)
+    with pytest.raises(CopiesExhausted):
+        for t in range(200):
+            L2.learn(PoolOracle(np.zeros((1, 2)) + 0.1, on_exhausted="raise"), 1.0)
+
+
+def test_algorithm1_learns_and_naive_is_biased_linear():
+    T, d = 3000, 2
+    rng = np.random.default_rng(1)
+    w_star = np.array([1.0, -1.0])
+    X = rng.normal(size=(T, d))
+    y = X @ w_star
+    noise = GaussianNoise(1.0)  # noise of the signal's order: the naive learner attenuates w
+    two = TwoCopyLinearRegressor(step="sqrt", eta=0.05)
+    naive = NaiveLinearOGD(step="sqrt", eta=0.05)
+    for t in range(T):
+        two.learn(Oracle(X[t], noise, rng), y[t])
+        naive.learn(Oracle(X[t], noise, rng), y[t])
+    assert np.linalg.norm(two.w_ - w_star) < 0.25
+    assert np.linalg.norm(naive.w_ - w_star / 2) < 0.25  # (I + I)^-1 I w* = w*/2
+
+
+def test_algorithm1_learns_polynomial_regression():
+    X, y, noise, rng = _stream(2000, d=3)
+    L = NoisyKernelLearner(PolynomialKernel(2, 1.0), "squared", p=2.0, eta=0.01, seed=0)
+    C = CleanKernelOGD(PolynomialKernel(2, 1.0), "squared", eta=0.1)
+    N = NaiveKernelOGD(PolynomialKernel(2, 1.0), "squared", eta=0.1)
+    for t in range(2000):
+        L.learn(Oracle(X[t], noise, rng, round=t), y[t])
+        C.learn(X[t], y[t])
+        N.learn(Oracle(X[t], noise, rng, round=t), y[t])
+    Xt, yt, _, _ = _stream(400, d=3, seed=1)  # same target, fresh points
+    mse = lambda m: float(np.mean((m.predict(Xt) - yt) ** 2))
+    assert mse(L) < 0.4 * np.var(yt)
+    assert mse(C) < 0.1 * np.var(yt)
+    assert N.t_ == 2000
