@@ -36,7 +36,7 @@ import numpy as np
 from nolo._validation import check_array, check_int, check_scalar
 from nolo.estimators._validated import ValidatedConfigurable
 from nolo.estimators.geometric import check_p, degree_log_pmf, sample_degree
-from nolo.estimators.logspace import signed_exp, signed_log_product
+from nolo.estimators.logspace import LOG_FLOAT_MAX, signed_exp
 from nolo.estimators.results import Estimate, EstimateBatch
 from nolo.estimators.series import TaylorSeries
 from nolo.exceptions import NumericalError, ParameterError
@@ -64,6 +64,15 @@ def resolve_series(obj: Any, name: str = "series") -> TaylorSeries:
         f"{name} must be a nolo TaylorSeries or an object with a TaylorSeries 'series' attribute "
         f"(e.g. a nolo Loss), got {obj!r}"
     )
+
+
+def _exp_scalar(sign: float, log_abs: float) -> float:
+    """sign * e^log_abs for one estimate (signed_exp's checks, without its array overhead)."""
+    if sign == 0:
+        return 0.0
+    if not log_abs <= LOG_FLOAT_MAX:  # also catches NaN
+        return float(signed_exp(sign, log_abs, "Lemma-1 estimate"))  # raises NumericalError
+    return sign * math.exp(log_abs)
 
 
 def _log_sum_positive(term_log: Callable[[int], float], degree: int | None, what: str,
@@ -120,34 +129,47 @@ class RandomDegreeEstimator(ValidatedConfigurable):
     def taylor_series(self) -> TaylorSeries:
         return resolve_series(self.series)
 
+    def _log_theta(self, sg: float, lg: float, n: int, x: np.ndarray) -> tuple[float, float]:
+        """(sign, log|theta|) from gamma_n = sg * e^lg and validated copies x (length n)."""
+        p = float(self.p)
+        if n:
+            ax = np.abs(x)
+            if not ax.all():
+                return 0.0, -math.inf
+            lx = float(np.log(ax).sum())
+            if np.count_nonzero(x < 0) % 2:
+                sg = -sg
+        else:
+            lx = 0.0
+        return float(sg), lg + (n + 1) * math.log(p) - math.log(p - 1.0) + lx
+
     def log_value_at_degree(self, n: int, copies) -> tuple[float, float]:
         """(sign, log|theta|) of the estimate at degree ``n`` from the ``n`` given copies."""
         n = check_int(n, "n", low=0)
         sg, lg = self.taylor_series.sign_log(n)
         if sg == 0:
             return 0.0, -math.inf
-        p = float(self.p)
-        x = check_array(copies, "copies", ndim=1, shape=(n,))
-        sx, lx = signed_log_product(x)
-        return float(sg * sx), float(lg + (n + 1) * math.log(p) - math.log(p - 1.0) + lx)
+        return self._log_theta(sg, lg, n, check_array(copies, "copies", ndim=1, shape=(n,)))
 
     def value_at_degree(self, n: int, copies) -> float:
         """theta = gamma_n p^(n+1)/(p-1) prod(copies), evaluated in log space."""
-        s, lg = self.log_value_at_degree(n, copies)
-        return signed_exp(s, lg, "Lemma-1 estimate")
+        return _exp_scalar(*self.log_value_at_degree(n, copies))
 
     def estimate_at_degree(self, n: int, draw: Draw) -> Lemma1Estimate:
         """The estimate for a given degree ``n``: skips ``draw`` when gamma_n = 0 or n = 0."""
         n = check_int(n, "n", low=0)
-        if self.taylor_series.is_zero(n):
+        sg, lg = self.taylor_series.sign_log(n)
+        if sg == 0:
             return Lemma1Estimate(0.0, n, 0, False)
         if n == 0:
-            return Lemma1Estimate(self.value_at_degree(0, np.empty(0)), 0, 0, False)
-        x = draw(n)
-        if x is None:
-            return Lemma1Estimate(0.0, n, 0, True)
-        x = check_array(x, f"draw({n}) result", ndim=1, shape=(n,))
-        return Lemma1Estimate(self.value_at_degree(n, x), n, n, False)
+            x = np.empty(0)
+        else:
+            x = draw(n)
+            if x is None:
+                return Lemma1Estimate(0.0, n, 0, True)
+            x = check_array(x, f"draw({n}) result", ndim=1, shape=(n,))
+        s, lt = self._log_theta(sg, lg, n, x)
+        return Lemma1Estimate(_exp_scalar(s, lt), n, n, False)
 
     def estimate(self, draw: Draw, rng) -> Lemma1Estimate:
         """Draw N ~ Geom(p), then ``draw(N)`` copies (unless gamma_N = 0), and return theta.

@@ -36,13 +36,23 @@ class NoSeriesError(ParameterError):
 
 
 def _as_float_array(value, name: str):
-    arr = check_array(value, name)
-    return arr
+    """``value`` as a float64 array (a plain float for Python/NumPy real scalars: the per-round fast path)."""
+    if isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, bool):
+        v = float(value)
+        if not math.isfinite(v):
+            raise ParameterError(f"{name} must contain only finite values (no NaN or inf)")
+        return np.float64(v)
+    return check_array(value, name)
 
 
-def _out(arr: np.ndarray, what: str):
+def _out(arr, what: str):
+    if np.ndim(arr) == 0:
+        v = float(arr)
+        if not math.isfinite(v):
+            check_finite(v, what)
+        return v
     check_finite(arr, what)
-    return float(arr) if arr.ndim == 0 else arr
+    return arr
 
 
 class Loss(ValidatedConfigurable):
@@ -76,6 +86,14 @@ class Loss(ValidatedConfigurable):
         """z: y * margin (classification, y in {-1, +1}) or margin - y (regression)."""
         m = _as_float_array(margin, "margin")
         yy = _as_float_array(y, "y")
+        if np.ndim(m) == 0 and np.ndim(yy) == 0:
+            if self.kind == "classification":
+                if abs(yy) != 1.0:
+                    raise ParameterError(
+                        f"y must be -1 or +1 for the classification loss {self.name!r}, got {y!r}"
+                    )
+                return float(yy * m)
+            return float(m - yy)
         if self.kind == "classification" and not np.all(np.abs(yy) == 1.0):
             raise ParameterError(f"y must be -1 or +1 for the classification loss {self.name!r}, got {y!r}")
         try:
@@ -93,8 +111,7 @@ class Loss(ValidatedConfigurable):
         z = self.argument(margin, y)
         d = self.derivative(z)
         if self.kind == "classification":
-            yy = np.asarray(y, dtype=np.float64)
-            out = yy * d
+            out = (float(y) if np.ndim(y) == 0 else np.asarray(y, dtype=np.float64)) * d
             return float(out) if np.ndim(out) == 0 else out
         return d
 
@@ -108,7 +125,7 @@ class Loss(ValidatedConfigurable):
                 "unbiased estimate of it exists under unknown noise (CSS10 section 3.2). Use the "
                 "smoothed version (SmoothedHinge / SmoothedAbsolute) with the random-degree estimators."
             )
-        key = tuple(sorted(self.get_params(deep=False).items()))
+        key = tuple(sorted((k, v) for k, v in vars(self).items() if not k.startswith("_")))
         cache = self.__dict__.get("_series_cache")
         if cache is None or cache[0] != key:
             cache = (key, self._make_series())
@@ -127,7 +144,7 @@ class Loss(ValidatedConfigurable):
         if np.any(arr < 0):
             raise ParameterError(f"a must be >= 0, got {a!r}")
         if np.any(arr >= self.radius):
-            raise ParameterError(f"a must be < the radius of convergence {self.radius} of {self.name}', got {a!r}")
+            raise ParameterError(f"a must be < the radius of convergence {self.radius} of the {self.name} loss's derivative, got {a!r}")
         return _out(np.asarray(self._derivative_plus(arr), dtype=np.float64), f"{self.name} l'_+")
 
     # -- hooks -----------------------------------------------------------------------------------------
