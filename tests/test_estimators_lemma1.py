@@ -37,7 +37,8 @@ CASES = [
     ("cos (non-monotone)", COS, np.cos, uniform(1.2, 0.6), 2.0),
     ("cos (non-monotone)", COS, np.cos, laplace(2.0, 0.3), 4.0),
     ("erf = smoothed-absolute l'", get_loss("smoothed_absolute", s=1.0), lambda x: erf(x), uniform(0.5, 0.8), 2.0),
-    ("smoothed-hinge l'", get_loss("smoothed_hinge", s=2.0), lambda x: (erf(2 * (x - 1)) - 1) / 2, gaussian(0.5, 0.5), 2.0),
+    ("smoothed-hinge l'", get_loss("smoothed_hinge", s=2.0), lambda x: (erf(2 * (x - 1)) - 1) / 2,
+     gaussian(0.5, 0.5), 2.0),
     ("logistic l'", get_loss("logistic"), lambda x: -1 / (1 + np.exp(x)), laplace(0.7, 0.3), 1.25),
 ]
 

@@ -362,7 +362,9 @@ class PolynomialSequenceEstimator(ValidatedConfigurable):
         used = self.queries_for(deg)
         x = check_array(copies, "copies", ndim=1)
         if x.shape[0] != int(used.sum()):
-            raise ParameterError(f"copies must hold sum of the used degrees = {int(used.sum())} values, got {x.shape[0]}")
+            raise ParameterError(
+                f"copies must hold sum of the used degrees = {int(used.sum())} values, got {x.shape[0]}"
+            )
         if deg.size == 0:
             return np.zeros(0)
         seq = self.sequence

@@ -144,7 +144,9 @@ class Loss(ValidatedConfigurable):
         if np.any(arr < 0):
             raise ParameterError(f"a must be >= 0, got {a!r}")
         if np.any(arr >= self.radius):
-            raise ParameterError(f"a must be < the radius of convergence {self.radius} of the {self.name} loss's derivative, got {a!r}")
+            raise ParameterError(
+                f"a must be < the radius of convergence {self.radius} of the {self.name} loss's derivative, got {a!r}"
+            )
         return _out(np.asarray(self._derivative_plus(arr), dtype=np.float64), f"{self.name} l'_+")
 
     # -- hooks -----------------------------------------------------------------------------------------
