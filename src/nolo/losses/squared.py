@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from nolo.estimators.series import TaylorSeries
 from nolo.losses.base import Loss
 
