@@ -21,8 +21,9 @@ Truncation policy for finite pools.  ``draw(n)`` may return ``None`` when a
 finite pool of stored copies cannot supply ``n`` of them.  The estimate is then
 0 and the result is flagged ``shortfall=True``.  If the pool always holds
 ``K`` copies, this makes the estimator unbiased for the *truncated* series
-sum_{n <= K} gamma_n E[X]^n instead of f(E[X]); the bias is at most
-sum_{n > K} |gamma_n| |E X|^n, which is tiny when P(N > K) = p**-(K+1) is.
+sum_{n <= K} gamma_n E[X]^n instead of f(E[X]) (bias -sum_{n > K} gamma_n E[X]^n,
+at most sum_{n > K} |gamma_n| |E X|^n); a shortfall happens with probability
+P(N > K) = p**-(K+1).
 """
 
 from __future__ import annotations
