@@ -38,8 +38,11 @@ __all__ = [
 ]
 
 
-def load_results(directory):
-    """All runs stored under ``directory`` (searched recursively) as one pandas DataFrame."""
+def load_results(directory, kind: str = "run"):
+    """All runs stored under ``directory`` (searched recursively) as one pandas DataFrame.
+
+    ``kind``: "run" (learner runs), "map" (``Context.map`` tasks) or "all".
+    """
     from nolo.experiments.store import load_results as _load
 
-    return _load(directory)
+    return _load(directory, kind=kind)

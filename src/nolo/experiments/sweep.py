@@ -139,7 +139,7 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
             with Client(scheduler, set_as_default=False) as client:
                 futures = client.map(_compute, [t for t, _ in todo], pure=False)
                 where = {f.key: p for f, (_, p) in zip(futures, todo)}
-                for fut in as_completed(futures):
+                for fut in as_completed(futures, loop=client.loop):
                     frame, meta = fut.result()
                     write_run(where[fut.key], frame, meta)
                     bar.update(1)

@@ -1,0 +1,143 @@
+"""Sweeps: resumable after a kill (identical to an uninterrupted sweep), Dask LocalCluster == local pool,
+the results store, ``nolo results`` and ``run_map``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from nolo import __version__
+from nolo.experiments import load_results
+from nolo.experiments.demo import demo_spec
+from nolo.experiments.runner import TIMING_COLUMNS
+from nolo.experiments.store import aggregate, read_index, read_run_meta
+from nolo.experiments.sweep import plan_sweep, run_map, run_sweep
+
+
+def _spec(rounds=1500, seeds=(0, 1, 2, 3, 4)):
+    spec = demo_spec(rounds=rounds, record_every=50)
+    return spec.model_copy(update={"seeds": list(seeds)})
+
+
+def _numbers(df: pd.DataFrame) -> pd.DataFrame:
+    """The deterministic part of a sweep's table, in a canonical order."""
+    return (df.drop(columns=[c for c in TIMING_COLUMNS if c in df])
+              .sort_values(["run_id", "t"]).reset_index(drop=True))
+
+
+def test_plan_has_deterministic_distinct_ids():
+    a = plan_sweep(_spec())
+    b = plan_sweep(_spec())
+    assert [t["run_id"] for t in a] == [t["run_id"] for t in b]
+    assert len({t["run_id"] for t in a}) == 10
+    other = plan_sweep(demo_spec(rounds=1501, record_every=50).model_copy(update={"seeds": [0, 1, 2, 3, 4]}))
+    assert not {t["run_id"] for t in a} & {t["run_id"] for t in other}
+
+
+def test_killed_sweep_resumes_to_identical_results(tmp_path):
+    spec = _spec()
+    spec_file = spec.to_file(tmp_path / "sweep.yaml")
+    out = tmp_path / "killed"
+    runs = out
+    proc = subprocess.Popen([sys.executable, "-c", "from nolo.cli import main; main()", "run", str(spec_file), "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                            env={**os.environ, "CI": "1"})
+    deadline = time.time() + 120
+    try:
+        while time.time() < deadline and proc.poll() is None:
+            if runs.is_dir() and len(list(runs.glob("*.parquet"))) >= 2:
+                break
+            time.sleep(0.02)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL, f"the sweep finished before it could be killed: {proc.stderr.read()}"
+    done = {p.name: p.stat().st_mtime_ns for p in runs.glob("*.parquet")}
+    assert 2 <= len(done) < 10
+    for p in runs.glob("*.parquet"):
+        assert read_run_meta(p)["complete"] is True  # only complete files carry the final name
+
+    resumed = run_sweep(spec, out, jobs=1)
+    after = {p.name: p.stat().st_mtime_ns for p in runs.glob("*.parquet")}
+    assert len(after) == 10
+    assert all(after[name] == mtime for name, mtime in done.items()), "finished runs must not be redone"
+    assert not list(runs.glob("*.tmp-*"))
+
+    fresh = run_sweep(spec, tmp_path / "uninterrupted", jobs=1)
+    pd.testing.assert_frame_equal(_numbers(resumed), _numbers(fresh))
+    assert len(read_index(out)) == 10
+
+
+def test_dask_local_cluster_gives_the_local_pool_numbers(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    spec = _spec(rounds=600, seeds=(0, 1))
+    local = run_sweep(spec, tmp_path / "local", jobs=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1") as cluster:
+        dask = run_sweep(spec, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address)
+    assert len(dask) == len(local) > 0
+    pd.testing.assert_frame_equal(_numbers(dask), _numbers(local))
+
+
+def test_store_metadata_index_and_aggregation(tmp_path):
+    spec = _spec(rounds=200, seeds=(0, 1, 2))
+    df = run_sweep(spec, tmp_path / "runs", jobs=1)
+    files = sorted((tmp_path / "runs").glob("*.parquet"))
+    assert len(files) == 6
+    meta = read_run_meta(files[0])
+    assert meta["nolo_version"] == __version__
+    assert meta["complete"] is True and meta["kind"] == "run"
+    assert meta["timing"]["seconds"] > 0 and meta["timing"]["started"] <= meta["timing"]["finished"]
+    assert meta["spec"]["name"] == "demo-noisy-regression" and meta["seed"] in (0, 1, 2)
+    assert pq.read_table(files[0]).num_rows == 4
+    idx = read_index(tmp_path / "runs")
+    assert sorted(e["file"] for e in idx) == [f.name for f in files]
+
+    loaded = load_results(tmp_path)
+    pd.testing.assert_frame_equal(_numbers(loaded), _numbers(df))
+    agg = aggregate(loaded)
+    row = agg[agg.learner == "unbiased"].iloc[0]
+    final = loaded[(loaded.learner == "unbiased") & (loaded.t == 200)]["avg_clean_loss"]
+    assert row["n_seeds"] == 3
+    assert row["avg_clean_loss_mean"] == pytest.approx(final.mean())
+    assert row["avg_clean_loss_se"] == pytest.approx(final.std(ddof=1) / np.sqrt(3))
+
+    from click.testing import CliRunner
+
+    from nolo.cli.experiments import results
+
+    res = CliRunner().invoke(results, [str(tmp_path), "--csv", str(tmp_path / "agg.csv")])
+    assert res.exit_code == 0, res.output
+    assert "6 runs" in res.output and "unbiased" in res.output and "avg_clean_loss_mean" in res.output
+    assert pd.read_csv(tmp_path / "agg.csv").shape[0] == 2
+
+
+def square_and_count(x, seed, counter):
+    """A map task: appends to ``counter`` (a file) so the test sees how often it ran."""
+    with open(counter, "a") as fh:
+        fh.write("x")
+    rng = np.random.default_rng(seed)
+    return {"x": x, "y": x * x, "noise": rng.standard_normal(3)}
+
+
+def test_run_map_stores_and_skips_finished_tasks(tmp_path):
+    counter = tmp_path / "count"
+    tasks = [{"x": x, "seed": s, "counter": str(counter)} for x in (1.0, 2.0) for s in (0, 1)]
+    first = run_map(square_and_count, tasks, tmp_path / "m", name="squares")
+    again = run_map(square_and_count, tasks, tmp_path / "m", name="squares")
+    assert counter.read_text() == "xxxx"
+    assert [f["y"].tolist() for f in first] == [[1.0] * 3, [1.0] * 3, [4.0] * 3, [4.0] * 3]
+    for a, b in zip(first, again):
+        pd.testing.assert_frame_equal(a, b)
+    assert load_results(tmp_path, kind="map")["spec_name"].unique().tolist() == ["squares"]
+    assert load_results(tmp_path).empty
