@@ -234,6 +234,15 @@ def test_input_validation_and_numerical_errors():
         SmoothedAbsolute(5.0).derivative_plus(10.0)
 
 
+def test_losses_pickle_after_series_use():
+    import pickle
+
+    for l in SMOOTH:
+        c = l.series.coefficient(3)
+        back = pickle.loads(pickle.dumps(l))
+        assert back.get_params() == l.get_params() and back.series.coefficient(3) == c
+
+
 def test_series_cache_follows_parameters_and_config_roundtrip():
     loss = SmoothedHinge(1.0)
     c1 = loss.series.coefficient(2)

@@ -199,6 +199,11 @@ class ChebyshevSequence(PolynomialSequence):
         check_scalar(self.tol, "tol", low=0.0, low_inclusive=False, high=1.0)
         self.__dict__.pop("_cache", None)
 
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("_cache", None)  # coefficients are recomputed lazily
+        return state
+
     # -- mapping ---------------------------------------------------------------------------------
     def _g(self, t):
         lo, hi = float(self.low), float(self.high)

@@ -72,6 +72,12 @@ class Loss(ValidatedConfigurable):
     def _validate_params(self) -> None:
         pass
 
+    def __getstate__(self):
+        # the cached series holds local functions: drop it so losses pickle (joblib, dask); it is rebuilt lazily
+        state = dict(super().__getstate__())
+        state.pop("_series_cache", None)
+        return state
+
     # -- the function of z -------------------------------------------------------------------
     def value(self, z):
         """l(z), elementwise."""
