@@ -73,6 +73,13 @@ def test_lemma1_is_the_taylor_special_case():
     with pytest.raises(AssertionError):
         e3.estimate_at_degree(1, lambda n: (_ for _ in ()).throw(AssertionError("queried")))
     assert e3.estimate_at_degree(2, lambda n: (_ for _ in ()).throw(AssertionError("queried"))).queries == 0
+    # heavy-tailed degrees stay cheap: beyond max_degree the Taylor sequence stops changing
+    e4 = PolynomialSequenceEstimator(TaylorSequence(EXP, max_degree=50), ZetaDegree(1.2))
+    assert e4.estimate_at_degree(10**9, lambda n: (_ for _ in ()).throw(AssertionError("queried"))).value == 0.0
+    batch = e4.sample(np.random.default_rng(3), 20_000, lambda r, k: r.normal(0.3, 0.2, k))
+    assert batch.queries.max() <= 50 and batch.degrees.max() > 50
+    with pytest.raises(ParameterError, match="max_degree"):
+        TaylorSequence(EXP, max_degree=-1)
 
 
 def test_lift_hand_values_and_sequences():

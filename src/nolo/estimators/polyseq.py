@@ -129,24 +129,34 @@ class TaylorSequence(PolynomialSequence):
 
     basis = "monomial"
 
-    def __init__(self, series=None):
+    def __init__(self, series=None, max_degree: int = 2000):
         self.series = series
+        self.max_degree = max_degree
         self._validate_params()
 
     def _validate_params(self) -> None:
         resolve_series(self.series)
+        check_int(self.max_degree, "max_degree", low=0)
 
     @property
-    def last_degree(self) -> int | None:
-        return resolve_series(self.series).degree
+    def last_degree(self) -> int:
+        """min(degree of the series, ``max_degree``): A_n = A_max_degree beyond it (the
+        estimator is then unbiased for that Taylor polynomial; with a geometric law
+        degrees above 2000 have probability p**-2001)."""
+        deg = resolve_series(self.series).degree
+        return int(self.max_degree) if deg is None else min(deg, int(self.max_degree))
 
     def is_zero(self, n: int) -> bool:
-        return resolve_series(self.series).is_zero(n) or super().is_zero(n)
+        if n > self.last_degree:
+            return True
+        sg, lg = resolve_series(self.series).sign_log(n)
+        return sg == 0 or lg < -745.2  # gamma_n underflows float64: a zero difference
 
     def difference(self, n: int) -> np.ndarray:
+        n = check_int(n, "n", low=0)
         d = np.zeros(n + 1)
-        ts = resolve_series(self.series)
-        if not ts.is_zero(n):
+        if not self.is_zero(n):
+            ts = resolve_series(self.series)
             sg, lg = ts.sign_log(n)
             if lg > 709.0:
                 raise NumericalError(f"coefficient {n} of {ts.name} overflows float64; use RandomDegreeEstimator")
