@@ -207,7 +207,12 @@ def _log_surrogate_many(r2, d, c, v, gx, gw, out):
 def check_radial_c(c, d: int, variance: float) -> float:
     """Validate ``c`` in ``(0, d / (4 sigma^2))`` (CSS11 App. E with erratum E12: sigma^2 is the variance)."""
     limit = math.inf if variance == 0.0 else d / (4.0 * variance)
-    return check_scalar(c, "c", low=0.0, low_inclusive=False, high=limit, high_inclusive=False)
+    try:
+        return check_scalar(c, "c", low=0.0, low_inclusive=False, high=limit, high_inclusive=False)
+    except ParameterError as exc:
+        raise ParameterError(
+            f"{exc} (CSS11 App. E: 0 < c < d / (4 sigma^2) with sigma^2 the noise variance; here d={d}, sigma^2={variance})"
+        ) from None
 
 
 def _check_r2(r2) -> np.ndarray:

@@ -61,18 +61,14 @@ def two_copy_gradient(w, x, x_prime, y) -> np.ndarray:
 def known_covariance_gradient(w, x, y, cov) -> np.ndarray:
     """Setting 2 (CSS11 Lemma 2, corrected E9): ``2(<w, x~> - y~) x~ - 2 Sigma w``.
 
-    ``cov`` is the noise covariance of the round: a ``(d, d)`` matrix or a
-    ``(d,)`` vector of variances (diagonal); for many rounds, ``(n, d, d)`` or
-    ``(n, d)`` per round, or one shared matrix/vector.
+    ``cov`` is the noise covariance: a ``(d,)`` vector of variances
+    (diagonal) or a ``(d, d)`` matrix shared by all rows, or ``(n, d, d)``
+    matrices, one per row.
     """
     w = np.asarray(w, dtype=np.float64)
     cov = np.asarray(cov, dtype=np.float64)
     g = clean_gradient(w, x, y)
-    x = np.asarray(x, dtype=np.float64)
-    if cov.ndim == x.ndim:  # variances per coordinate (shared (d,) or per-round (n, d))
-        corr = cov * w
-    else:  # matrices: (d, d) shared or (n, d, d) per round
-        corr = cov @ w
+    corr = cov * w if cov.ndim == 1 else cov @ w
     return g - 2.0 * corr
 
 
