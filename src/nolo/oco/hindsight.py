@@ -1,0 +1,445 @@
+"""The best fixed linear predictor in hindsight: ``min_{w in F} sum_t loss(<w, x_t>, y_t)``, solved exactly.
+
+This is the comparator of the regret (CSS10 eq. (1), OCO notes section 1),
+computed on the *clean* data.  Three solvers, chosen automatically from the
+structure of the loss (probed numerically, so any scaling of the loss works):
+
+``"quadratic"`` -- losses that are quadratic in the margin (the squared loss
+    of either kind).  With ``F(w) = w^T H w + h^T w + C``:
+
+    * L2 ball: the eigendecomposition ``H = V diag(lam) V^T`` and the KKT
+      conditions ``(2H + 2 mu I) w = -h``, ``mu >= 0``, ``mu (||w|| - R) = 0``;
+      the multiplier ``mu`` solves the secular equation ``||w(mu)|| = R`` by
+      bisection down to adjacent floating-point numbers (exact to ~1e-12);
+      if the minimum-norm unconstrained minimiser lies in the ball, it is the
+      answer (``mu = 0``, the interior case).
+    * box: L-BFGS-B on the bounded quadratic, then an exact active-set polish
+      (solve the free-coordinate linear system, keep it if it is feasible and better).
+    * unconstrained: the minimum-norm minimiser (eigendecomposition pseudo-inverse).
+
+``"smooth"`` -- any other differentiable convex loss (logistic, exponential,
+    smoothed hinge, smoothed absolute): spectral projected gradient (Birgin,
+    Martinez & Raydan 2000; Barzilai-Borwein steps, non-monotone Armijo search)
+    on the ball, L-BFGS-B on a box or unconstrained.
+
+``"piecewise_linear"`` -- convex losses that are the maximum of two affine
+    pieces in the margin (hinge, absolute): the exact linear program of the
+    epigraph (HiGHS).  On a box or unconstrained one LP is exact; on a ball the
+    ball is replaced by an outer polytope refined with tangent cuts (Kelley),
+    each LP value being a lower bound and the rescaled LP solution a feasible
+    upper bound.
+
+Certificate.  Every solution carries ``gap``: for a bounded set, the duality
+gap (Frank-Wolfe gap) ``<g, w> + sigma_F(-g) >= F(w) - F*`` with ``g`` the
+gradient at ``w`` (for the piecewise-linear solver, the LP upper-lower bound
+gap), a rigorous bound on the suboptimality; unconstrained, the KKT residual
+``||g||_2``.  A solution is accepted only if ``gap <= tol * max(1, |F(w)|)``
+(default ``tol = 1e-9``); otherwise :class:`NumericalError` is raised.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, sparse
+
+from nolo._validation import check_array, check_choice, check_scalar
+from nolo.exceptions import NumericalError, ParameterError
+from nolo.oco.losses_api import check_loss, check_targets
+from nolo.oco.projections import Box, ConstraintSet, L2Ball, Unconstrained, check_constraint
+
+__all__ = [
+    "HindsightSolution",
+    "solve_hindsight",
+    "best_fixed_in_hindsight",
+    "best_fixed_linear",
+    "total_loss",
+    "frank_wolfe_gap",
+    "loss_structure",
+    "QuadraticAccumulator",
+]
+
+METHODS = ("auto", "quadratic", "smooth", "piecewise_linear")
+
+
+@dataclass(frozen=True)
+class HindsightSolution:
+    """A best fixed predictor ``w``, its total loss, its certificate ``gap`` and the solver used."""
+
+    w: np.ndarray
+    total_loss: float
+    gap: float
+    method: str
+    multiplier: float = math.nan  # the ball's Lagrange multiplier mu (quadratic solver), else nan
+
+
+# ----------------------------------------------------------------------------- helpers
+def _check_data(X, y, loss):
+    X = check_array(X, "X", ndim=2)
+    if X.shape[0] == 0:
+        raise ParameterError("X must have at least one row")
+    y = check_targets(y, loss.kind, "y", n=X.shape[0])
+    return X, y
+
+
+def total_loss(w, X, y, loss) -> float:
+    """``sum_t loss(<w, x_t>, y_t)`` (raises NumericalError if not finite)."""
+    value = float(np.sum(loss.loss(X @ w, y)))
+    if not np.isfinite(value):
+        raise NumericalError(f"the total loss at w is not finite ({value}); rescale the data")
+    return value
+
+
+def _gradient(w, X, y, loss) -> np.ndarray:
+    return X.T @ np.asarray(loss.grad_margin(X @ w, y), dtype=np.float64)
+
+
+def frank_wolfe_gap(w, g, constraint: ConstraintSet) -> float:
+    """``max_{v in F} <g, w - v> = <g, w> + sigma_F(-g)``: bounds ``F(w) - min_F F`` for convex F with gradient g at w.
+
+    Unconstrained, it is replaced by the KKT residual ``||g||_2``.
+    """
+    if isinstance(constraint, Unconstrained):
+        return float(np.linalg.norm(g))
+    return max(0.0, float(g @ w) + constraint.support(-g))
+
+
+def loss_structure(loss, y) -> str:
+    """``"quadratic"``, ``"piecewise_linear"`` or ``"smooth"``: how the loss depends on the margin (probed)."""
+    if _quadratic_coefficients(loss, y) is not None:
+        return "quadratic"
+    if _affine_pieces(loss, y) is not None:
+        return "piecewise_linear"
+    return "smooth"
+
+
+def _quadratic_coefficients(loss, y):
+    """Per-example (a, b, c) with loss(m, y_i) = a_i m^2 + b_i m + c_i exactly, or None."""
+    q0, qp, qm = (np.asarray(loss.loss(np.full(y.shape, m), y), dtype=np.float64) for m in (0.0, 1.0, -1.0))
+    c = q0
+    a = 0.5 * (qp + qm) - c
+    b = 0.5 * (qp - qm)
+    for m in (2.5, -0.7, 7.0):
+        q = np.asarray(loss.loss(np.full(y.shape, m), y), dtype=np.float64)
+        if not np.allclose(q, a * m * m + b * m + c, rtol=1e-9, atol=1e-9):
+            return None
+    if np.any(a < -1e-12):
+        return None
+    return np.maximum(a, 0.0), b, c
+
+
+_PL_FAR = 50.0
+_PL_PROBES = (-7.0, -2.0, -1.0, -0.5, -0.1, 0.0, 0.1, 0.5, 0.9, 1.0, 1.1, 1.5, 2.0, 7.0)
+
+
+def _affine_pieces(loss, y):
+    """Per-example affine pieces (slopes (n,2), intercepts (n,2)) with loss = max of them, or None."""
+    s = y if loss.kind == "classification" else np.ones_like(y)
+    o = np.zeros_like(y) if loss.kind == "classification" else y
+
+    def margin(z):  # the margin at which the loss's argument (y m, or m - y) equals z
+        return z * s + o
+
+    slopes, intercepts = [], []
+    for z in (-_PL_FAR, _PL_FAR):
+        m = margin(np.full(y.shape, z))
+        v = np.asarray(loss.loss(m, y), dtype=np.float64)
+        g = np.asarray(loss.grad_margin(m, y), dtype=np.float64)
+        slopes.append(g)
+        intercepts.append(v - g * m)
+    A, Bc = np.stack(slopes, axis=1), np.stack(intercepts, axis=1)
+    for z in _PL_PROBES:
+        m = margin(np.full(y.shape, z))
+        v = np.asarray(loss.loss(m, y), dtype=np.float64)
+        model = np.max(A * m[:, None] + Bc, axis=1)
+        if not np.allclose(v, model, rtol=1e-12, atol=1e-12):
+            return None
+    return A, Bc
+
+
+def _accept(sol: HindsightSolution, tol: float) -> HindsightSolution:
+    bar = tol * max(1.0, abs(sol.total_loss))
+    if not (sol.gap <= bar):
+        raise NumericalError(
+            f"the best-in-hindsight solver ({sol.method}) did not certify its solution: "
+            f"certificate {sol.gap:.3e} > tol * max(1, |F|) = {bar:.3e}. "
+            "The infimum may not be attained (e.g. separable data with an unconstrained set) or tol is too tight."
+        )
+    return sol
+
+
+# ----------------------------------------------------------------------------- quadratic
+class QuadraticAccumulator:
+    """Running ``H = sum a_i x_i x_i^T`` and ``h = sum b_i x_i`` of a quadratic loss, for prefix solves."""
+
+    def __init__(self, d: int):
+        self.H = np.zeros((d, d))
+        self.h = np.zeros(d)
+        self.n = 0
+
+    def add(self, X, a, b) -> None:
+        self.H += (X * a[:, None]).T @ X
+        self.h += X.T @ b
+        self.n += X.shape[0]
+
+
+def _quadratic_minimiser(H, h, constraint: ConstraintSet, w0=None) -> tuple[np.ndarray, float]:
+    """argmin_{w in F} w^T H w + h^T w (H PSD); returns (w, ball multiplier or nan)."""
+    d = h.shape[0]
+    if isinstance(constraint, Box):
+        return _box_qp(H, h, constraint, w0), math.nan
+    lam, V = np.linalg.eigh(0.5 * (H + H.T))
+    alpha = 2.0 * np.maximum(lam, 0.0)  # eigenvalues of the Hessian 2H
+    cp = V.T @ (-h)  # the linear term c = -h in the eigenbasis
+    scale = max(float(alpha.max(initial=0.0)), 1e-300)
+    null = alpha <= scale * d * 1e-14
+    cnorm = float(np.linalg.norm(cp))
+    unbounded = bool(np.any(null & (np.abs(cp) > 1e-11 * max(cnorm, 1e-300))))
+    wp0 = np.where(null, 0.0, cp / np.where(null, 1.0, alpha))
+    if isinstance(constraint, Unconstrained):
+        if unbounded:
+            raise NumericalError("the quadratic objective is unbounded below on an unconstrained set; no minimiser")
+        return V @ wp0, math.nan
+    if not isinstance(constraint, L2Ball):
+        raise ParameterError(f"constraint must be an L2Ball, Box or Unconstrained, got {constraint!r}")
+    R = float(constraint.radius)
+    if not unbounded and float(np.linalg.norm(wp0)) <= R:
+        return V @ wp0, 0.0  # interior case: mu = 0
+    # secular equation ||c'/(alpha + mu)|| = R on (0, ||c||/R]; ||w(mu)|| is decreasing in mu
+    lo, hi = 0.0, cnorm / R
+    for _ in range(2000):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if float(np.linalg.norm(cp / (alpha + mid))) > R:
+            lo = mid
+        else:
+            hi = mid
+    mu = hi  # ||w(hi)|| <= R: feasible side
+    wp = cp / (alpha + mu)
+    w = V @ wp
+    nrm = float(np.linalg.norm(w))
+    if nrm > R:
+        w *= R / nrm
+    return w, mu
+
+
+def _box_qp(H, h, constraint: Box, w0=None) -> np.ndarray:
+    d = h.shape[0]
+    low, high = constraint._bounds(d)
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+
+    def fg(w):
+        Hw = H @ w
+        return float(w @ Hw + h @ w), 2.0 * Hw + h
+
+    start = np.clip(np.zeros(d) if w0 is None else w0, low, high)
+    res = optimize.minimize(
+        fg, start, jac=True, method="L-BFGS-B", bounds=list(zip(low, high)),
+        options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-13, "maxcor": 30},
+    )
+    best = np.clip(res.x, low, high)
+    fbest = fg(best)[0]
+    # exact active-set polish: fix the coordinates at their bounds, solve for the free ones
+    for _ in range(5):
+        g = fg(best)[1]
+        span = np.maximum(high - low, 1e-300)
+        at_low = (best - low <= 1e-9 * span) & (g > 0)
+        at_high = (high - best <= 1e-9 * span) & (g < 0)
+        free = ~(at_low | at_high)
+        cand = np.where(at_low, low, np.where(at_high, high, best))
+        if np.any(free):
+            fixed = ~free
+            rhs = -(h[free] + 2.0 * H[np.ix_(free, fixed)] @ cand[fixed])
+            sol, *_ = np.linalg.lstsq(2.0 * H[np.ix_(free, free)], rhs, rcond=None)
+            cand[free] = sol
+        cand = np.clip(cand, low, high)
+        fc = fg(cand)[0]
+        if fc <= fbest:
+            if np.array_equal(cand, best):
+                break
+            best, fbest = cand, fc
+        else:
+            break
+    return best
+
+
+def _solve_quadratic(X, y, loss, constraint, coeffs, w0=None, acc: QuadraticAccumulator | None = None):
+    a, b, _ = coeffs
+    if acc is None:
+        acc = QuadraticAccumulator(X.shape[1])
+        acc.add(X, a, b)
+    w, mu = _quadratic_minimiser(acc.H, acc.h, constraint, w0)
+    return w, mu
+
+
+# ----------------------------------------------------------------------------- smooth
+def _spg(fg, project, w0, gap_fn, tol, max_iter=20000, memory=10):
+    """Spectral projected gradient (Birgin, Martinez & Raydan 2000, algorithm SPG2)."""
+    w = project(w0)
+    f, g = fg(w)
+    hist = [f]
+    alpha = 1.0 / max(float(np.linalg.norm(g)), 1e-12)
+    for _ in range(max_iter):
+        if gap_fn(w, g) <= tol * max(1.0, abs(f)):
+            break
+        d = project(w - alpha * g) - w
+        gd = float(g @ d)
+        if gd >= 0.0:
+            break
+        fmax = max(hist)
+        lam = 1.0
+        while True:
+            wn = w + lam * d
+            fn, gn = fg(wn)
+            if fn <= fmax + 1e-4 * lam * gd or lam < 1e-20:
+                break
+            lam *= 0.5
+        s, yv = wn - w, gn - g
+        sy = float(s @ yv)
+        alpha = float(s @ s) / sy if sy > 0 else 1e10
+        alpha = min(max(alpha, 1e-30), 1e30)
+        w, f, g = wn, fn, gn
+        hist.append(f)
+        if len(hist) > memory:
+            hist.pop(0)
+    return w
+
+
+def _solve_smooth(X, y, loss, constraint, tol, w0=None):
+    d = X.shape[1]
+
+    def fg(w):
+        m = X @ w
+        return float(np.sum(loss.loss(m, y))), X.T @ np.asarray(loss.grad_margin(m, y), dtype=np.float64)
+
+    start = np.zeros(d) if w0 is None else np.asarray(w0, dtype=np.float64)
+    if isinstance(constraint, L2Ball):
+        return _spg(fg, constraint.project, start, lambda w, g: frank_wolfe_gap(w, g, constraint), tol)
+    bounds = None
+    if isinstance(constraint, Box):
+        low, high = constraint._bounds(d)
+        bounds = list(zip(low, high))
+        start = np.clip(start, low, high)
+    res = optimize.minimize(
+        fg, start, jac=True, method="L-BFGS-B", bounds=bounds,
+        options={"maxiter": 50000, "ftol": 1e-16, "gtol": 1e-12, "maxcor": 30},
+    )
+    w = res.x if bounds is None else np.clip(res.x, low, high)
+    return w
+
+
+# ----------------------------------------------------------------------------- piecewise linear
+def _solve_piecewise_linear(X, y, loss, constraint, tol, pieces):
+    """Epigraph LP of sum_i max_k (A_ik m_i + B_ik); ball handled by tangent cuts. Returns (w, gap)."""
+    n, d = X.shape
+    A, Bc = pieces
+    K = A.shape[1]
+    # rows (i, k): A_ik x_i . w - s_i <= -B_ik
+    rows_w = sparse.csr_matrix(np.repeat(X, K, axis=0) * A.reshape(-1)[:, None])
+    rows_s = sparse.csr_matrix(-sparse.kron(sparse.identity(n), np.ones((K, 1))))
+    A_ub = sparse.hstack([rows_w, rows_s]).tocsr()
+    b_ub = -Bc.reshape(-1)
+    cost = np.concatenate([np.zeros(d), np.ones(n)])
+    if isinstance(constraint, Box):
+        low, high = constraint._bounds(d)
+        wb = list(zip(low, high))
+    elif isinstance(constraint, L2Ball):
+        R = float(constraint.radius)
+        wb = [(-R, R)] * d
+    else:
+        wb = [(None, None)] * d
+    bounds = wb + [(None, None)] * n
+    cuts: list[np.ndarray] = []
+    best_w, best_val = None, math.inf
+    for _ in range(500):
+        if cuts:
+            C = sparse.hstack([sparse.csr_matrix(np.array(cuts)), sparse.csr_matrix((len(cuts), n))])
+            A_all, b_all = sparse.vstack([A_ub, C]).tocsr(), np.concatenate([b_ub, np.full(len(cuts), R)])
+        else:
+            A_all, b_all = A_ub, b_ub
+        res = optimize.linprog(cost, A_ub=A_all, b_ub=b_all, bounds=bounds, method="highs")
+        if res.status != 0:
+            raise NumericalError(f"the hindsight linear program failed: {res.message}")
+        w = res.x[:d]
+        lower = float(res.fun)
+        if not isinstance(constraint, L2Ball):
+            w = constraint.project(w)
+            val = total_loss(w, X, y, loss)
+            return w, max(0.0, val - lower)
+        nrm = float(np.linalg.norm(w))
+        feas = w if nrm <= R else w * (R / nrm)
+        val = total_loss(feas, X, y, loss)
+        if val < best_val:
+            best_w, best_val = feas, val
+        if best_val - lower <= tol * max(1.0, abs(best_val)) or nrm <= R:
+            return best_w, max(0.0, best_val - lower)
+        cuts.append(w / nrm)
+    return best_w, max(0.0, best_val - lower)
+
+
+# ----------------------------------------------------------------------------- public API
+def solve_hindsight(X, y, loss, constraint=None, *, method: str = "auto", tol: float = 1e-9, w0=None) -> HindsightSolution:
+    """The best fixed predictor ``argmin_{w in F} sum_t loss(<w, x_t>, y_t)`` on clean data, with its certificate.
+
+    Parameters
+    ----------
+    X : (n, d) array, y : (n,) array
+        The clean instances and targets of the rounds.
+    loss : loss object or name; constraint : ConstraintSet or None (unconstrained).
+    method : "auto" (probe the loss), "quadratic", "smooth" or "piecewise_linear".
+    tol : relative certificate tolerance (see the module docstring).
+    w0 : optional warm start.
+    """
+    loss = check_loss(loss)
+    X, y = _check_data(X, y, loss)
+    constraint = check_constraint(constraint, n_features=X.shape[1])
+    method = check_choice(method, "method", METHODS)
+    tol = check_scalar(tol, "tol", low=0.0, low_inclusive=False)
+    return _solve(X, y, loss, constraint, method, tol, w0)
+
+
+def _solve(X, y, loss, constraint, method, tol, w0=None, acc=None, coeffs=None) -> HindsightSolution:
+    if method == "auto":
+        coeffs = coeffs if coeffs is not None else _quadratic_coefficients(loss, y)
+        method = "quadratic" if coeffs is not None else ("piecewise_linear" if _affine_pieces(loss, y) is not None else "smooth")
+    mu = math.nan
+    if method == "quadratic":
+        coeffs = coeffs if coeffs is not None else _quadratic_coefficients(loss, y)
+        if coeffs is None:
+            raise ParameterError("method='quadratic' needs a loss that is quadratic in the margin")
+        w, mu = _solve_quadratic(X, y, loss, constraint, coeffs, w0, acc)
+        gap = frank_wolfe_gap(w, _gradient(w, X, y, loss), constraint)
+    elif method == "piecewise_linear":
+        pieces = _affine_pieces(loss, y)
+        if pieces is None:
+            raise ParameterError("method='piecewise_linear' needs a loss that is the maximum of two affine pieces")
+        w, gap = _solve_piecewise_linear(X, y, loss, constraint, tol, pieces)
+    else:
+        w = _solve_smooth(X, y, loss, constraint, tol, w0)
+        gap = frank_wolfe_gap(w, _gradient(w, X, y, loss), constraint)
+    value = total_loss(w, X, y, loss)
+    return _accept(HindsightSolution(w=w, total_loss=value, gap=float(gap), method=method, multiplier=mu), tol)
+
+
+def best_fixed_in_hindsight(X, y, loss, constraint=None, *, method: str = "auto", tol: float = 1e-9):
+    """``(w_star, total_loss)``: the best fixed predictor in ``constraint`` on the clean data and its total loss."""
+    sol = solve_hindsight(X, y, loss, constraint, method=method, tol=tol)
+    return sol.w, sol.total_loss
+
+
+def best_fixed_linear(G, constraint) -> tuple[np.ndarray, float]:
+    """Linear losses ``f_t(w) = <G[t], w>`` (OCO notes 2.2): ``(w_star, min_{w in F} sum_t <G[t], w>)`` in closed form.
+
+    ``min_F <S, w> = -sigma_F(-S)`` with ``S = sum_t G[t]``; on the ball of
+    radius R that is ``-R ||S||`` at ``w* = -R S / ||S||``.
+    """
+    G = check_array(G, "G", ndim=2)
+    constraint = check_constraint(constraint, n_features=G.shape[1])
+    S = G.sum(axis=0)
+    if isinstance(constraint, Unconstrained) and np.any(S):
+        raise ParameterError("constraint must be bounded for nonzero linear losses (the minimum is -inf)")
+    w = constraint.argmax_linear(-S)
+    return w, float(S @ w)

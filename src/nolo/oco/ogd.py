@@ -1,0 +1,238 @@
+"""Online (projected) gradient descent -- OCO notes (Cornell CS 6783, lecture 14), section 3.
+
+The algorithm plays ``w_1 = Pi_F(0)`` and then
+
+    w_{t+1} = Pi_F(w_t - eta_t g_t),
+
+where ``g_t`` is the gradient of the round-``t`` convex loss at ``w_t`` and
+``Pi_F`` the Euclidean projection onto the constraint set ``F``.  For a
+linear predictor and a margin loss ``l(<w, x_t>, y_t)`` the gradient is
+``l'(<w_t, x_t>, y_t) x_t``; :meth:`ProjectedOGD.gradient_step` takes an
+arbitrary gradient instead (e.g. the vector ``g_t`` of a linear loss
+``f_t(w) = <g_t, w>``, section 2.2 of the notes).
+
+Online-to-batch conversion (notes, section 2.1): after ``n`` rounds on an
+i.i.d. sample, the average of the *played* iterates ``(1/n) sum_{t=1}^n w_t``
+has expected risk at most ``inf_F L_D + rate_n``.  The learner keeps it as
+``average_`` and predicts with it via ``predict(X, average=True)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from nolo._validation import check_array
+from nolo.exceptions import NumericalError, ParameterError
+from nolo.learners.base import FullInformationLearner
+from nolo.oco.losses_api import check_loss, check_targets
+from nolo.oco.projections import Box, L2Ball, check_constraint
+from nolo.oco.steps import check_step
+
+__all__ = ["ProjectedOGD"]
+
+_UNCONSTRAINED, _BALL, _BOX = 0, 1, 2
+
+
+@njit(cache=True)
+def _ogd_linear_kernel(w, avg, t0, G, etas, kind, radius, low, high):
+    """Play OGD against the linear losses <G[s], w>; returns (w, avg, played losses)."""
+    n, d = G.shape
+    played = np.empty(n)
+    for s in range(n):
+        acc = 0.0
+        for j in range(d):
+            acc += G[s, j] * w[j]
+        played[s] = acc
+        inv = 1.0 / (t0 + s + 1)
+        for j in range(d):
+            avg[j] += (w[j] - avg[j]) * inv
+            w[j] -= etas[s] * G[s, j]
+        if kind == _BALL:
+            nrm = 0.0
+            for j in range(d):
+                nrm += w[j] * w[j]
+            nrm = np.sqrt(nrm)
+            if nrm > radius:
+                scale = radius / nrm
+                for j in range(d):
+                    w[j] *= scale
+        elif kind == _BOX:
+            for j in range(d):
+                if w[j] < low[j]:
+                    w[j] = low[j]
+                elif w[j] > high[j]:
+                    w[j] = high[j]
+    return w, avg, played
+
+
+class ProjectedOGD(FullInformationLearner):
+    """Online gradient descent with Euclidean projection (OCO notes, lecture 14, section 3, Claim 1).
+
+    A linear predictor ``x -> <w, x>`` kept in the convex set ``constraint``.
+    Each round of :meth:`learn` suffers ``loss(<w_t, x_t>, y_t)`` and updates
+    ``w_{t+1} = Pi_F(w_t - eta_t loss'(<w_t, x_t>, y_t) x_t)``.  With
+    ``constraint=L2Ball(R)``, linear losses whose gradients have norm ``<= B``
+    and ``step=TheoryStep(R, B, T)`` the regret after ``T`` rounds is at most
+    ``R B sqrt(T)`` (Claim 1).
+
+    Parameters
+    ----------
+    loss : loss object or str
+        A :mod:`nolo.losses` loss (``kind``, ``loss``, ``grad_margin``) or its name.
+    step : StepRule, float or None
+        Step sizes ``eta_t`` (a number means :class:`ConstantStep`; None means
+        ``InverseSqrtStep(1.0)``).
+    constraint : ConstraintSet or None
+        The set ``F`` (:class:`L2Ball`, :class:`Box`, :class:`Unconstrained`; None
+        means unconstrained).  The first iterate is ``Pi_F(0)`` (0 for a ball).
+    seed : seed-like
+        Unused by the (deterministic) algorithm; kept for the learner contract.
+
+    State: ``w_`` (the iterate to play next), ``average_`` (mean of the
+    iterates played so far, ``w_1`` before any round), ``t_`` (rounds played),
+    ``cumulative_loss_`` (sum of losses suffered in :meth:`learn`).
+    """
+
+    def __init__(self, loss="squared", step=None, constraint=None, seed=None):
+        self.loss = loss
+        self.step = step
+        self.constraint = constraint
+        self.seed = seed
+
+    # -- parameters / state ------------------------------------------------------------
+    def _validate_params(self) -> None:
+        check_loss(self.loss)
+        check_step(self.step)
+        check_constraint(self.constraint)
+
+    def _init_state(self, n_features: int) -> None:
+        constraint = check_constraint(self.constraint, n_features=n_features)
+        self.w_ = constraint.project(np.zeros(n_features))
+        self.average_ = self.w_.copy()
+        self.cumulative_loss_ = 0.0
+
+    def _loss(self):
+        return check_loss(self.loss)
+
+    # -- updates ----------------------------------------------------------------------
+    def _commit(self, w_new: np.ndarray, loss_value: float = 0.0) -> None:
+        """Commit a candidate next iterate (already projected) computed from ``w_``."""
+        check_finite_update(w_new)
+        t = self.t_ + 1
+        self.average_ = self.average_ + (self.w_ - self.average_) / t
+        self.w_ = w_new
+        self.t_ = t
+        self.cumulative_loss_ = float(self.cumulative_loss_ + loss_value)
+
+    def gradient_step(self, gradient) -> "ProjectedOGD":
+        """One OGD round with an arbitrary (sub)gradient ``g_t`` of the round's convex loss at ``w_``.
+
+        ``w_{t+1} = Pi_F(w_t - eta_t g_t)`` with ``t = t_ + 1``.  Works for any
+        convex loss, e.g. the linear loss ``f_t(w) = <g_t, w>`` of the notes'
+        section 2.2 (its gradient is ``g_t``).  Needs ``initialize(d)`` or an
+        earlier ``learn`` when called first.
+        """
+        if not self.is_initialized:
+            g = check_array(gradient, "gradient", ndim=1)
+            self.initialize(g.shape[0])
+        g = self._check_x(gradient, "gradient")
+        eta = check_step(self.step)(self.t_ + 1)
+        constraint = check_constraint(self.constraint)
+        w_new = constraint.project(self.w_ - eta * g)
+        self._commit(w_new)
+        return self
+
+    def learn(self, x, y) -> "ProjectedOGD":
+        """Play ``w_t`` on ``(x, y)``: suffer ``loss(<w_t, x>, y)`` and take the projected gradient step."""
+        self._validate_params()
+        x = self._check_x(x)
+        loss = self._loss()
+        yv = float(check_targets(y, loss.kind, "y", n=1)[0])
+        self._ensure_initialized(x.shape[0])
+        margin = float(self.w_ @ x)
+        value = float(loss.loss(margin, yv))
+        dmargin = float(loss.grad_margin(margin, yv))
+        if not (np.isfinite(value) and np.isfinite(dmargin)):
+            raise NumericalError(f"loss or its derivative is not finite at margin {margin} (y={yv}); state unchanged")
+        eta = check_step(self.step)(self.t_ + 1)
+        w_new = check_constraint(self.constraint).project(self.w_ - (eta * dmargin) * x)
+        self._commit(w_new, value)
+        return self
+
+    def learn_many(self, X, y) -> np.ndarray:
+        """Play the rounds ``(X[i], y[i])`` in order; returns the losses suffered (one per round).
+
+        Equivalent to calling :meth:`learn` row by row.  All inputs are checked
+        first; on a numerical failure no round of the batch is committed.
+        """
+        self._validate_params()
+        X = self._check_X(X)
+        loss = self._loss()
+        y = check_targets(y, loss.kind, "y", n=X.shape[0])
+        self._ensure_initialized(X.shape[1])
+        constraint = check_constraint(self.constraint)
+        etas = check_step(self.step).schedule(self.t_ + 1, X.shape[0])
+        w, avg, t0 = self.w_.copy(), self.average_.copy(), self.t_
+        played = np.empty(X.shape[0])
+        for i in range(X.shape[0]):
+            x = X[i]
+            margin = float(w @ x)
+            played[i] = loss.loss(margin, y[i])
+            dmargin = float(loss.grad_margin(margin, y[i]))
+            avg += (w - avg) / (t0 + i + 1)
+            w = constraint.project(w - (etas[i] * dmargin) * x)
+        if not (np.all(np.isfinite(played)) and np.all(np.isfinite(w)) and np.all(np.isfinite(avg))):
+            raise NumericalError("a loss, gradient or iterate became non-finite in learn_many; no round was committed")
+        self.w_, self.average_, self.t_ = w, avg, t0 + X.shape[0]
+        self.cumulative_loss_ = float(self.cumulative_loss_ + played.sum())
+        return played
+
+    def play_linear(self, G) -> np.ndarray:
+        """Play the linear losses ``f_t(w) = <G[t], w>`` in order (notes, section 2.2).
+
+        Returns the played losses ``<G[t], w_t>``; each round takes
+        ``w_{t+1} = Pi_F(w_t - eta_t G[t])``.  Compiled (numba); equivalent to
+        calling :meth:`gradient_step` row by row.
+        """
+        self._validate_params()
+        G0 = check_array(G, "G", ndim=2)
+        if not self.is_initialized:
+            self.initialize(G0.shape[1])
+        G = self._check_X(G0, "G")
+        constraint = check_constraint(self.constraint, n_features=self.n_features_in_)
+        etas = check_step(self.step).schedule(self.t_ + 1, G.shape[0])
+        d = self.n_features_in_
+        low = high = np.zeros(d)
+        radius = 0.0
+        if isinstance(constraint, L2Ball):
+            kind, radius = _BALL, float(constraint.radius)
+        elif isinstance(constraint, Box):
+            kind = _BOX
+            low, high = (np.ascontiguousarray(b, dtype=np.float64) for b in constraint._bounds(d))
+        else:
+            kind = _UNCONSTRAINED
+        w, avg, played = _ogd_linear_kernel(
+            self.w_.copy(), self.average_.copy(), int(self.t_), np.ascontiguousarray(G), etas, kind, radius, low, high
+        )
+        if not (np.all(np.isfinite(played)) and np.all(np.isfinite(w))):
+            raise NumericalError("an iterate became non-finite in play_linear; no round was committed")
+        self.w_, self.average_, self.t_ = w, avg, self.t_ + G.shape[0]
+        return played
+
+    # -- prediction ---------------------------------------------------------------------
+    def predict(self, X, average: bool = False) -> np.ndarray:
+        """Margins ``<w, x>`` for the rows of ``X``; ``average=True`` uses the online-to-batch average."""
+        self._require_initialized()
+        if not isinstance(average, (bool, np.bool_)):
+            raise ParameterError(f"average must be True or False, got {average!r}")
+        X = self._check_X(X)
+        return X @ (self.average_ if average else self.w_)
+
+
+def check_finite_update(w: np.ndarray) -> None:
+    if not np.all(np.isfinite(w)):
+        raise NumericalError(
+            "the OGD iterate is not finite (the step diverged); the update was not committed. "
+            "Lower the step size or constrain the predictor."
+        )

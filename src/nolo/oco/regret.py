@@ -1,0 +1,139 @@
+"""Regret against the best fixed predictor in hindsight on the clean data (CSS10 eq. (1); OCO notes section 1).
+
+    Regret_T = sum_{t<=T} played_t  -  min_{w in F} sum_{t<=T} loss(<w, x_t>, y_t)
+
+``played_t`` are the losses the learner suffered (for a noisy-input learner:
+its loss on the *clean* example, ``loss(<w_t, x_t>, y_t)``).  The comparator
+is solved exactly by :mod:`nolo.oco.hindsight`.  All regrets here are
+cumulative (sums); divide by ``T`` for the notes' averaged ``Reg_n``.
+
+:func:`regret_curve` recomputes the best predictor for each prefix
+``T in checkpoints``.  For quadratic losses it is incremental: the sufficient
+statistics ``sum a_t x_t x_t^T`` and ``sum b_t x_t`` are accumulated chunk by
+chunk, so each checkpoint costs one ``d x d`` eigendecomposition plus a pass
+over the new rows; other losses are warm-started from the previous checkpoint.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from nolo._validation import check_array, check_choice, check_scalar
+from nolo.exceptions import ParameterError
+from nolo.oco.hindsight import (
+    METHODS,
+    QuadraticAccumulator,
+    _affine_pieces,
+    _check_data,
+    _quadratic_coefficients,
+    _solve,
+    best_fixed_in_hindsight,
+    best_fixed_linear,
+    solve_hindsight,
+)
+from nolo.oco.losses_api import check_loss
+from nolo.oco.projections import check_constraint
+
+__all__ = [
+    "regret",
+    "regret_curve",
+    "linear_regret",
+    "linear_regret_curve",
+    "ogd_regret_bound",
+    "best_fixed_in_hindsight",
+    "best_fixed_linear",
+    "solve_hindsight",
+]
+
+
+def _check_played(played, n: int, name: str = "played_losses") -> np.ndarray:
+    p = check_array(played, name, ndim=1)
+    if p.shape[0] != n:
+        raise ParameterError(f"{name} must have one entry per round ({n}), got {p.shape[0]}")
+    return p
+
+
+def _check_checkpoints(checkpoints, n: int) -> np.ndarray:
+    if checkpoints is None:
+        return np.array([n])
+    c = np.atleast_1d(np.asarray(checkpoints))
+    if c.ndim != 1 or c.size == 0 or c.dtype.kind not in "iu":
+        raise ParameterError(f"checkpoints must be a non-empty 1-d sequence of integers, got {checkpoints!r}")
+    if np.any(c < 1) or np.any(c > n) or np.any(np.diff(c) <= 0):
+        raise ParameterError(f"checkpoints must be strictly increasing integers in [1, {n}] (the number of rounds)")
+    return c.astype(np.int64)
+
+
+def regret(played_losses, X, y, loss, constraint=None, *, method: str = "auto", tol: float = 1e-9) -> float:
+    """Cumulative regret after all ``n`` rounds: ``sum(played_losses) - min_{w in F} sum_t loss(<w, x_t>, y_t)``."""
+    loss = check_loss(loss)
+    X, y = _check_data(X, y, loss)
+    played = _check_played(played_losses, X.shape[0])
+    _, best = best_fixed_in_hindsight(X, y, loss, constraint, method=method, tol=tol)
+    return float(played.sum() - best)
+
+
+def regret_curve(played_losses, X, y, loss, constraint=None, checkpoints=None, *, method: str = "auto", tol: float = 1e-9) -> np.ndarray:
+    """Cumulative regret at each horizon ``T`` in ``checkpoints`` (the comparator recomputed on each prefix).
+
+    Returns an array of the same length as ``checkpoints`` (default: only ``T = n``).
+    """
+    loss = check_loss(loss)
+    X, y = _check_data(X, y, loss)
+    played = _check_played(played_losses, X.shape[0])
+    constraint = check_constraint(constraint, n_features=X.shape[1])
+    cps = _check_checkpoints(checkpoints, X.shape[0])
+    method = check_choice(method, "method", METHODS)
+    tol = check_scalar(tol, "tol", low=0.0, low_inclusive=False)
+    coeffs = _quadratic_coefficients(loss, y) if method in ("auto", "quadratic") else None
+    if method == "auto":
+        if coeffs is not None:
+            method = "quadratic"
+        elif _affine_pieces(loss, y) is not None:
+            method = "piecewise_linear"
+        else:
+            method = "smooth"
+    cum_played = np.cumsum(played)
+    out = np.empty(cps.shape[0])
+    acc = QuadraticAccumulator(X.shape[1]) if method == "quadratic" and coeffs is not None else None
+    w_prev, start = None, 0
+    for k, T in enumerate(cps):
+        prefix_coeffs = None
+        if acc is not None:
+            a, b, c = coeffs
+            acc.add(X[start:T], a[start:T], b[start:T])
+            prefix_coeffs = (a[:T], b[:T], c[:T])
+        sol = _solve(X[:T], y[:T], loss, constraint, method, tol, w_prev, acc=acc, coeffs=prefix_coeffs)
+        out[k] = cum_played[T - 1] - sol.total_loss
+        w_prev, start = sol.w, T
+    return out
+
+
+def linear_regret(played_losses, G, constraint) -> float:
+    """Regret against linear losses ``<G[t], w>``: ``sum(played) - min_{w in F} sum_t <G[t], w>`` (closed form)."""
+    G = check_array(G, "G", ndim=2)
+    played = _check_played(played_losses, G.shape[0])
+    _, best = best_fixed_linear(G, constraint)
+    return float(played.sum() - best)
+
+
+def linear_regret_curve(played_losses, G, constraint, checkpoints=None) -> np.ndarray:
+    """:func:`linear_regret` at each prefix length in ``checkpoints``."""
+    G = check_array(G, "G", ndim=2)
+    played = _check_played(played_losses, G.shape[0])
+    constraint = check_constraint(constraint, n_features=G.shape[1])
+    cps = _check_checkpoints(checkpoints, G.shape[0])
+    S = np.cumsum(G, axis=0)[cps - 1]
+    P = np.cumsum(played)[cps - 1]
+    return np.array([P[k] + constraint.support(-S[k]) for k in range(cps.shape[0])])
+
+
+def ogd_regret_bound(R: float, B: float, n: int) -> float:
+    """The OCO notes' Claim 1: cumulative regret of OGD with ``eta = R/(B sqrt(n))`` is at most ``R B sqrt(n)``."""
+    R = check_scalar(R, "R", low=0.0, low_inclusive=False)
+    B = check_scalar(B, "B", low=0.0, low_inclusive=False)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ParameterError(f"n must be an integer >= 1, got {n!r}")
+    return R * B * math.sqrt(int(n))
