@@ -1,0 +1,219 @@
+"""The registry, results and claims, ``nolo reproduce`` end to end, and the HTML report in headless chromium."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from nolo.exceptions import ParameterError
+import nolo.experiments.demo  # noqa: F401  (registers demo/noisy-regression)
+from nolo.experiments import Claim, ExperimentResult, PaperRow, experiment, registry
+from nolo.experiments.registry import get_experiments, load_experiment_modules, register_experiment
+
+
+# -- registry and results ------------------------------------------------------------------------
+@pytest.fixture
+def scratch_registry():
+    saved = dict(registry._REGISTRY)
+    yield
+    registry._REGISTRY.clear()
+    registry._REGISTRY.update(saved)
+
+
+def test_registration_is_validated(scratch_registry):
+    def f(ctx):
+        return ExperimentResult()
+
+    with pytest.raises(ParameterError, match="paper must be one of 'css10', 'css11', 'am', 'demo'"):
+        register_experiment(f, paper="css12", id="x", title="t")
+    with pytest.raises(ParameterError, match="id must be a short id"):
+        register_experiment(f, paper="demo", id="Bad Id", title="t")
+    with pytest.raises(ParameterError, match="quick_seeds must be an integer >= 1"):
+        register_experiment(f, paper="demo", id="x", title="t", quick_seeds=0)
+    experiment(paper="am", id="tbl2", title="Table 2")(f)
+    experiment(paper="am", id="tbl2", title="Table 2")(f)  # re-importing the same function is fine
+
+    def g(ctx):
+        return ExperimentResult()
+
+    with pytest.raises(ParameterError, match="already registered"):
+        experiment(paper="am", id="tbl2", title="Table 2")(g)
+    keys = [e.key for e in get_experiments("all")]
+    assert keys.index("demo/noisy-regression") < keys.index("am/tbl2")
+
+
+def test_missing_modules_are_skipped_but_broken_ones_raise(tmp_path, monkeypatch):
+    pkg = tmp_path / "nolo_fake_exps"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "good.py").write_text("X = 1\n")
+    (pkg / "broken.py").write_text("import nolo_fake_dependency_that_is_absent\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert load_experiment_modules(("nolo_fake_exps.missing", "nolo_fake_exps.good")) == ["nolo_fake_exps.good"]
+    with pytest.raises(ModuleNotFoundError) as info:
+        load_experiment_modules(("nolo_fake_exps.broken",))
+    assert info.value.name == "nolo_fake_dependency_that_is_absent"
+
+
+def test_result_claims_and_rows():
+    r = ExperimentResult(
+        figures={"slope": 0.5, "gap": (0.1, "rate"), "bad": {"value": float("nan"), "unit": ""}},
+        claims=[Claim("s <= .65", "slope", "<=", 0.65), Claim("gap > 0.2", "gap", ">", 0.2),
+                {"statement": "nan never holds", "figure": "bad", "op": ">=", "threshold": 0}],
+        paper_rows=[PaperRow("error", paper=0.2, ours=0.25)],
+    )
+    assert [h for _, h in r.verdicts()] == [True, False, False]
+    assert r.figures["gap"].unit == "rate"
+    assert r.paper_rows[0].difference == pytest.approx(0.05)
+    with pytest.raises(ParameterError, match="refers to figure 'nope'"):
+        ExperimentResult(figures={"a": 1.0}, claims=[Claim("x", "nope", "<", 1)])
+    with pytest.raises(ParameterError, match="op must be one of"):
+        Claim("x", "a", "==", 1)
+
+
+# -- reproduce end to end ---------------------------------------------------------------------------
+SUMMARY_KEYS = {"nolo_version", "quick", "experiments"}
+EXPERIMENT_KEYS = {"paper", "id", "title", "figures", "claims"}
+CLAIM_KEYS = {"statement", "figure", "op", "threshold", "holds"}
+
+
+def _check_summary_shape(summary: dict) -> None:
+    assert set(summary) == SUMMARY_KEYS
+    assert isinstance(summary["nolo_version"], str) and summary["quick"] is True
+    assert summary["experiments"]
+    for e in summary["experiments"]:
+        assert set(e) == EXPERIMENT_KEYS
+        assert e["paper"] in ("css10", "css11", "am", "demo")
+        assert isinstance(e["id"], str) and isinstance(e["title"], str)
+        for name, fig in e["figures"].items():
+            assert set(fig) == {"value", "unit"}, name
+            assert fig["value"] is None or isinstance(fig["value"], (int, float))
+            assert isinstance(fig["unit"], str)
+        for c in e["claims"]:
+            assert set(c) == CLAIM_KEYS
+            assert c["op"] in ("<=", ">=", "<", ">") and isinstance(c["holds"], bool)
+            assert c["figure"] in e["figures"]
+            assert isinstance(c["threshold"], (int, float))
+
+
+@pytest.fixture(scope="module")
+def reproduced(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reproduce") / "out"
+    proc = subprocess.run(
+        [sys.executable, "-c", "from nolo.cli import main; main()", "reproduce", "all", "--quick",
+         "--out", str(out), "--jobs", "2"],
+        capture_output=True, text=True, timeout=900, env={**os.environ, "CI": "1"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out, proc.stdout
+
+
+def test_reproduce_all_quick_writes_summary_runs_figures_and_report(reproduced):
+    out, stdout = reproduced
+    summary = json.loads((out / "summary.json").read_text())
+    _check_summary_shape(summary)
+    demo = [e for e in summary["experiments"] if e["paper"] == "demo"][0]
+    assert demo["id"] == "noisy-regression"
+    assert [c["holds"] for c in demo["claims"]] == [True, True]
+    assert demo["figures"]["unbiased_regret_slope"]["value"] <= 0.65
+    assert demo["figures"]["naive_avg_clean_loss"]["value"] > demo["figures"]["unbiased_avg_clean_loss"]["value"]
+    assert len(list((out / "demo" / "noisy-regression" / "runs").glob("*.parquet"))) == 6
+    pngs = sorted(p.name for p in (out / "demo" / "noisy-regression").glob("*.png"))
+    assert pngs == ["clean_loss.png", "regret.png"]
+    html = (out / "report.html").read_text()
+    assert html.count('src="data:image/png;base64,') >= 2
+    md = (out / "report.md").read_text()
+    assert "demo/noisy-regression/regret.png" in md and "holds" in md
+    assert "demo/noisy-regression" in stdout and "claims hold" in stdout
+
+
+def test_strict_exits_nonzero_when_a_claim_fails(tmp_path, scratch_registry):
+    from click.testing import CliRunner
+
+    from nolo.cli.experiments import reproduce
+
+    registry._REGISTRY.pop("demo/noisy-regression", None)
+
+    @experiment(paper="demo", id="always-fails", title="A claim that fails", quick_seeds=1)
+    def _fails(ctx):
+        return ExperimentResult(figures={"x": 1.0}, claims=[Claim("x is negative", "x", "<", 0)],
+                                paper_rows=[PaperRow("x", paper=2.0, ours=1.0)])
+
+    lenient = CliRunner().invoke(reproduce, ["demo", "--quick", "--out", str(tmp_path / "a")])
+    assert lenient.exit_code == 0, lenient.output
+    strict = CliRunner().invoke(reproduce, ["demo", "--quick", "--out", str(tmp_path / "b"), "--strict"])
+    assert strict.exit_code == 1
+    assert "FAILS" in strict.output
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary["experiments"][0]["claims"][0]["holds"] is False
+    md = (tmp_path / "b" / "report.md").read_text()
+    assert "| x | 2 | 1 | -1 |" in md  # paper, ours, difference
+
+
+def test_a_failing_experiment_is_reported_and_fails_the_command(tmp_path, scratch_registry):
+    from click.testing import CliRunner
+
+    from nolo.cli.experiments import reproduce
+
+    registry._REGISTRY.pop("demo/noisy-regression", None)
+
+    @experiment(paper="demo", id="raises", title="Raises", quick_seeds=1)
+    def _raises(ctx):
+        raise RuntimeError("boom in the experiment")
+
+    res = CliRunner().invoke(reproduce, ["demo", "--quick", "--out", str(tmp_path)])
+    assert res.exit_code == 1
+    assert "boom in the experiment" in (tmp_path / "report.md").read_text()
+    assert json.loads((tmp_path / "summary.json").read_text())["experiments"][0]["claims"] == []
+
+
+# -- the HTML in a headless browser -------------------------------------------------------------------
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def _screenshot(browser: str, html_path, png_path, profile) -> np.ndarray:
+    from matplotlib.image import imread
+
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={profile}", "--window-size=1200,2600", "--hide-scrollbars",
+           f"--screenshot={png_path}", html_path.resolve().as_uri()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert png_path.exists(), f"chromium wrote no screenshot: {proc.stderr[-2000:]}"
+    return imread(png_path)[:, :, :3]
+
+
+def _plot_line_pixels(img: np.ndarray) -> int:
+    """Pixels in matplotlib's first two line colours (C0 blue, C1 orange): only the plots draw them."""
+    px = (img * 255).astype(int)
+    count = 0
+    for rgb in ((31, 119, 180), (255, 127, 14)):
+        count += int(np.sum(np.all(np.abs(px - np.array(rgb)) <= 12, axis=2)))
+    return count
+
+
+def test_report_html_renders_the_figures_in_headless_chromium(reproduced, tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install chromium); cannot screenshot report.html")
+    out, _ = reproduced
+    shot = _screenshot(browser, out / "report.html", tmp_path / "report.png", tmp_path / "profile1")
+    # the same page with the images' data removed: the tables render, the figures do not
+    html = (out / "report.html").read_text()
+    stripped = tmp_path / "noimages.html"
+    stripped.write_text(html.replace('src="data:image/png;base64,', 'src="data:image/png;base64,AAAA'))
+    blank = _screenshot(browser, stripped, tmp_path / "noimages.png", tmp_path / "profile2")
+    assert _plot_line_pixels(shot) > 2000, "the report's figures did not render"
+    assert _plot_line_pixels(blank) < 50
+    assert not math.isclose(shot.std(), 0.0)
