@@ -3,6 +3,6 @@
 Each submodule registers one experiment with :func:`nolo.experiments.experiment`.
 """
 
-from nolo.experiments.css10 import unbiasedness  # noqa: F401
+from nolo.experiments.css10 import learning, one_copy, queries, regret, unbiasedness  # noqa: F401
 
 __all__ = ["unbiasedness", "queries", "learning", "regret", "one_copy"]
