@@ -333,13 +333,25 @@ def _solve_smooth(X, y, loss, constraint, tol, w0=None):
 
 # ----------------------------------------------------------------------------- piecewise linear
 def _solve_piecewise_linear(X, y, loss, constraint, tol, pieces):
-    """Epigraph LP of sum_i max_k (A_ik m_i + B_ik); ball handled by tangent cuts. Returns (w, gap)."""
+    """Exact solver for sum_i max_k (A_ik m_i + B_ik), m_i = <w, x_i>, over F.  Returns (w, gap).
+
+    Box / unconstrained: the epigraph LP, solved by HiGHS (exact; the gap is
+    F(w) minus the LP optimum).  Ball: first the LP over the enclosing cube
+    [-R, R]^d (a relaxation: if its solution lies in the ball it is optimal);
+    otherwise the minimax dual over the convex weights theta_i of the two pieces,
+
+        max_{theta in [0,1]^n}  sum_i B_i(theta_i) - R || sum_i A_i(theta_i) x_i ||,
+
+    (A_i(theta) = theta A_i1 + (1 - theta) A_i2, likewise B_i), maximised by
+    L-BFGS-B; the primal point is w = -R v / ||v||, v = sum_i A_i(theta_i) x_i,
+    and the gap F(w) - max(dual value, LP value) certifies it.
+    """
     n, d = X.shape
     A, Bc = pieces
     K = A.shape[1]
-    # rows (i, k): A_ik x_i . w - s_i <= -B_ik
+    # epigraph rows (i, k): A_ik x_i . w - s_i <= -B_ik
     rows_w = sparse.csr_matrix(np.repeat(X, K, axis=0) * A.reshape(-1)[:, None])
-    rows_s = sparse.csr_matrix(-sparse.kron(sparse.identity(n), np.ones((K, 1))))
+    rows_s = sparse.kron(sparse.identity(n, format="csr"), -np.ones((K, 1)), format="csr")
     A_ub = sparse.hstack([rows_w, rows_s]).tocsr()
     b_ub = -Bc.reshape(-1)
     cost = np.concatenate([np.zeros(d), np.ones(n)])
@@ -351,33 +363,48 @@ def _solve_piecewise_linear(X, y, loss, constraint, tol, pieces):
         wb = [(-R, R)] * d
     else:
         wb = [(None, None)] * d
-    bounds = wb + [(None, None)] * n
-    cuts: list[np.ndarray] = []
-    best_w, best_val = None, math.inf
-    for _ in range(500):
-        if cuts:
-            C = sparse.hstack([sparse.csr_matrix(np.array(cuts)), sparse.csr_matrix((len(cuts), n))])
-            A_all, b_all = sparse.vstack([A_ub, C]).tocsr(), np.concatenate([b_ub, np.full(len(cuts), R)])
-        else:
-            A_all, b_all = A_ub, b_ub
-        res = optimize.linprog(cost, A_ub=A_all, b_ub=b_all, bounds=bounds, method="highs")
-        if res.status != 0:
-            raise NumericalError(f"the hindsight linear program failed: {res.message}")
-        w = res.x[:d]
-        lower = float(res.fun)
-        if not isinstance(constraint, L2Ball):
-            w = constraint.project(w)
-            val = total_loss(w, X, y, loss)
-            return w, max(0.0, val - lower)
-        nrm = float(np.linalg.norm(w))
-        feas = w if nrm <= R else w * (R / nrm)
-        val = total_loss(feas, X, y, loss)
-        if val < best_val:
-            best_w, best_val = feas, val
-        if best_val - lower <= tol * max(1.0, abs(best_val)) or nrm <= R:
-            return best_w, max(0.0, best_val - lower)
-        cuts.append(w / nrm)
-    return best_w, max(0.0, best_val - lower)
+    res = optimize.linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=wb + [(None, None)] * n, method="highs")
+    if res.status != 0:
+        raise NumericalError(f"the hindsight linear program failed: {res.message}")
+    lower = float(res.fun)
+    w = res.x[:d]
+    if not isinstance(constraint, L2Ball) or float(np.linalg.norm(w)) <= R:
+        w = constraint.project(w)
+        return w, max(0.0, total_loss(w, X, y, loss) - lower)
+    # ball constraint active: the minimax dual over theta
+    dA, dB = A[:, 0] - A[:, 1], Bc[:, 0] - Bc[:, 1]
+    XdA = X * dA[:, None]
+    v0 = X.T @ A[:, 1]
+
+    def neg_dual(theta):
+        v = v0 + XdA.T @ theta
+        nv = float(np.linalg.norm(v))
+        val = float(np.sum(Bc[:, 1]) + dB @ theta) - R * nv
+        grad = dB - (R / nv) * (XdA @ v) if nv > 0 else dB.copy()
+        return -val, -grad
+
+    best_w, best_up, best_low = None, math.inf, lower
+    theta = np.full(n, 0.5)
+    for _ in range(3):
+        out = optimize.minimize(
+            neg_dual, theta, jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * n,
+            options={"maxiter": 50000, "ftol": 1e-16, "gtol": 1e-14, "maxcor": 50},
+        )
+        theta = np.clip(out.x, 0.0, 1.0)
+        best_low = max(best_low, -neg_dual(theta)[0])
+        v = v0 + XdA.T @ theta
+        nv = float(np.linalg.norm(v))
+        if nv > 0:
+            cand = -R * v / nv
+            up = total_loss(cand, X, y, loss)
+            if up < best_up:
+                best_w, best_up = cand, up
+        if best_w is not None and best_up - best_low <= tol * max(1.0, abs(best_up)):
+            break
+    if best_w is None:
+        best_w = constraint.project(w)
+        best_up = total_loss(best_w, X, y, loss)
+    return best_w, max(0.0, best_up - best_low)
 
 
 # ----------------------------------------------------------------------------- public API

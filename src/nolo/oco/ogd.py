@@ -139,8 +139,10 @@ class ProjectedOGD(FullInformationLearner):
         g = self._check_x(gradient, "gradient")
         eta = check_step(self.step)(self.t_ + 1)
         constraint = check_constraint(self.constraint)
-        w_new = constraint.project(self.w_ - eta * g)
-        self._commit(w_new)
+        with np.errstate(over="ignore", invalid="ignore"):
+            w_new = self.w_ - eta * g
+        check_finite_update(w_new)
+        self._commit(constraint.project(w_new))
         return self
 
     def learn(self, x, y) -> "ProjectedOGD":
@@ -150,14 +152,16 @@ class ProjectedOGD(FullInformationLearner):
         loss = self._loss()
         yv = float(check_targets(y, loss.kind, "y", n=1)[0])
         self._ensure_initialized(x.shape[0])
-        margin = float(self.w_ @ x)
+        margin = _margin(self.w_, x)
         value = float(loss.loss(margin, yv))
         dmargin = float(loss.grad_margin(margin, yv))
         if not (np.isfinite(value) and np.isfinite(dmargin)):
             raise NumericalError(f"loss or its derivative is not finite at margin {margin} (y={yv}); state unchanged")
         eta = check_step(self.step)(self.t_ + 1)
-        w_new = check_constraint(self.constraint).project(self.w_ - (eta * dmargin) * x)
-        self._commit(w_new, value)
+        with np.errstate(over="ignore", invalid="ignore"):
+            w_new = self.w_ - (eta * dmargin) * x
+        check_finite_update(w_new)
+        self._commit(check_constraint(self.constraint).project(w_new), value)
         return self
 
     def learn_many(self, X, y) -> np.ndarray:
@@ -177,11 +181,14 @@ class ProjectedOGD(FullInformationLearner):
         played = np.empty(X.shape[0])
         for i in range(X.shape[0]):
             x = X[i]
-            margin = float(w @ x)
+            margin = _margin(w, x)
             played[i] = loss.loss(margin, y[i])
             dmargin = float(loss.grad_margin(margin, y[i]))
             avg += (w - avg) / (t0 + i + 1)
-            w = constraint.project(w - (etas[i] * dmargin) * x)
+            with np.errstate(over="ignore", invalid="ignore"):
+                w = w - (etas[i] * dmargin) * x
+            check_finite_update(w)
+            w = constraint.project(w)
         if not (np.all(np.isfinite(played)) and np.all(np.isfinite(w)) and np.all(np.isfinite(avg))):
             raise NumericalError("a loss, gradient or iterate became non-finite in learn_many; no round was committed")
         self.w_, self.average_, self.t_ = w, avg, t0 + X.shape[0]
@@ -228,6 +235,14 @@ class ProjectedOGD(FullInformationLearner):
             raise ParameterError(f"average must be True or False, got {average!r}")
         X = self._check_X(X)
         return X @ (self.average_ if average else self.w_)
+
+
+def _margin(w: np.ndarray, x: np.ndarray) -> float:
+    with np.errstate(over="ignore", invalid="ignore"):
+        margin = float(w @ x)
+    if not np.isfinite(margin):
+        raise NumericalError("the margin <w_t, x_t> overflowed (the iterates diverged); the round was not committed")
+    return margin
 
 
 def check_finite_update(w: np.ndarray) -> None:
