@@ -1,0 +1,192 @@
+"""Scikit-learn-style estimators for CSS10: fit on repeated noisy measurements with unknown noise.
+
+A practitioner's data: ``n`` items, each measured a few times -- an array of
+shape ``(n, m, d)``, or a list of per-item arrays ``(m_i, d)`` whose number of
+copies varies -- with one target per item; or a list of oracles
+(:class:`nolo.noise.Oracle`, :class:`nolo.noise.PoolOracle`).  The
+estimators play one online pass of CSS10 Algorithm 1
+(:class:`nolo.learners.kernel.NoisyKernelLearner`) over the items in a seeded
+random order; each item's copies are served by a
+:class:`nolo.noise.PoolOracle`, so no copy is ever used twice.
+
+**When an item has fewer copies than an estimate asks for** (the degree is
+random, ``P(N >= z) = p^-z``), the foundation's pool policy applies
+(``on_exhausted``): ``"drop"`` (default) skips that item's update, ``"raise"``
+raises :class:`nolo.CopiesExhausted`.  After ``fit``, ``pool_report_`` (a
+:class:`nolo.noise.PoolReport`) says how often the pools ran short and
+``shortfall_rate_`` is the fraction of items whose update was dropped.
+Raising ``p`` lowers the copies needed (``p/(p-1)^2`` per item on average for
+dot-product kernels).
+
+``predict`` takes clean inputs ``(n, d)``; given measurements ``(n, m, d)``
+(or a list) it predicts at the per-item mean of the copies, which is only an
+approximation for a nonlinear kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+
+from nolo._config import Configurable
+from nolo._validation import check_array, check_choice
+from nolo.exceptions import ParameterError
+from nolo.learners.kernel import NoisyKernelLearner
+from nolo.noise import RepeatedMeasurements
+from nolo.random import as_generator
+
+__all__ = ["NoisyKernelRegressor", "NoisyKernelClassifier"]
+
+
+def _is_oracle_list(X) -> bool:
+    return isinstance(X, (list, tuple)) and len(X) > 0 and all(callable(getattr(o, "query", None)) for o in X)
+
+
+def _clean_inputs(X) -> np.ndarray:
+    if isinstance(X, (list, tuple)) and len(X) > 0 and np.ndim(X[0]) == 2:
+        return np.stack([check_array(a, f"X[{i}]", ndim=2).mean(axis=0) for i, a in enumerate(X)])
+    arr = check_array(X, "X", ndim=(2, 3))
+    return arr.mean(axis=1) if arr.ndim == 3 else arr
+
+
+class _CSS10Estimator(Configurable):
+    default_loss = "squared"
+
+    def __init__(self, kernel="polynomial", loss=None, p: float = 2.0, B_w=None, step="sqrt", eta: float = 0.05,
+                 shuffle: bool = True, on_exhausted: str = "drop", seed=None):
+        self.kernel = kernel
+        self.loss = loss
+        self.p = p
+        self.B_w = B_w
+        self.step = step
+        self.eta = eta
+        self.shuffle = shuffle
+        self.on_exhausted = on_exhausted
+        self.seed = seed
+
+    def _make_learner(self) -> NoisyKernelLearner:
+        learner = NoisyKernelLearner(
+            kernel=self.kernel, loss=self.loss if self.loss is not None else self.default_loss, p=self.p,
+            B_w=self.B_w, step=self.step, eta=self.eta, seed=as_generator(self.seed).integers(2**63),
+        )
+        learner._validate_params()
+        return learner
+
+    def _oracles(self, X, n_targets: int):
+        """(list of oracles, RepeatedMeasurements or None) for the items of ``X``."""
+        check_choice(self.on_exhausted, "on_exhausted", ("raise", "drop"))
+        if _is_oracle_list(X):
+            oracles, rm = list(X), None
+        else:
+            rm = X if isinstance(X, RepeatedMeasurements) else RepeatedMeasurements(X, on_exhausted=self.on_exhausted)
+            oracles = [rm.oracle(i) for i in range(len(rm))]
+        if len(oracles) != n_targets:
+            raise ParameterError(f"X holds {len(oracles)} items but y has {n_targets} targets")
+        return oracles, rm
+
+    def _order(self, n: int) -> np.ndarray:
+        if not isinstance(self.shuffle, (bool, np.bool_)):
+            raise ParameterError(f"shuffle must be True or False, got {self.shuffle!r}")
+        if not self.shuffle:
+            return np.arange(n)
+        return as_generator(self.seed).permutation(n) if self.seed is not None else np.random.default_rng().permutation(n)
+
+    def _play(self, X, y_pm: np.ndarray) -> None:
+        oracles, rm = self._oracles(X, y_pm.shape[0])
+        before = self.learner_.shortfalls_ if self.learner_.is_initialized else 0
+        for i in self._order(len(oracles)):
+            self.learner_.learn(oracles[i], y_pm[i])
+        self.n_features_in_ = self.learner_.n_features_in_
+        dropped = self.learner_.shortfalls_ - before
+        self.pool_report_ = rm.report() if rm is not None else None
+        self.shortfall_rate_ = dropped / max(1, len(oracles))
+        self.n_items_seen_ = getattr(self, "n_items_seen_", 0) + len(oracles)
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "learner_"):
+            raise ParameterError(f"{type(self).__name__} is not fitted: call fit(X, y) first")
+
+    def decision_function(self, X) -> np.ndarray:
+        """``<w, Psi(x)>`` at clean inputs (or at the per-item mean of measurements)."""
+        self._check_fitted()
+        return self.learner_.decision_function(_clean_inputs(X))
+
+
+class NoisyKernelRegressor(RegressorMixin, _CSS10Estimator):
+    """Kernel regression from repeated noisy measurements with unknown noise (CSS10 Algorithm 1; see the module docstring).
+
+    Parameters: ``kernel`` (name or :mod:`nolo.kernels` object), ``loss``
+    (default ``"squared"``; any analytic regression loss, e.g.
+    ``"smoothed_absolute"``), ``p``, ``B_w``, ``step``, ``eta`` (see
+    :class:`nolo.learners.kernel.NoisyKernelLearner`), ``shuffle``,
+    ``on_exhausted`` ("drop" or "raise"), ``seed``.
+    """
+
+    default_loss = "squared"
+
+    def fit(self, X, y) -> "NoisyKernelRegressor":
+        """One online pass over the items of ``X`` ((n, m, d) array, list of (m_i, d) arrays, or oracles)."""
+        yv = check_array(y, "y", ndim=1)
+        learner = self._make_learner()
+        if learner._loss.kind != "regression":
+            raise ParameterError(f"loss must be a regression loss for {type(self).__name__}, got {learner._loss.name!r}")
+        self.learner_ = learner
+        self.n_items_seen_ = 0
+        self._play(X, yv)
+        return self
+
+    def partial_fit(self, X, y) -> "NoisyKernelRegressor":
+        """Continue the online pass with more items (the first call behaves like :meth:`fit`)."""
+        if not hasattr(self, "learner_"):
+            return self.fit(X, y)
+        self._play(X, check_array(y, "y", ndim=1))
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        return self.decision_function(X)
+
+
+class NoisyKernelClassifier(ClassifierMixin, _CSS10Estimator):
+    """Binary kernel classification from repeated noisy measurements (CSS10 Algorithm 1; see the module docstring).
+
+    ``loss`` defaults to ``"smoothed_hinge"`` (any analytic classification
+    loss: ``"exponential"``, ``"logistic"``, ...).  Labels may be any two
+    values; ``classes_[1]`` is the positive class.
+    """
+
+    default_loss = "smoothed_hinge"
+
+    def _labels(self, y) -> np.ndarray:
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ParameterError(f"y must be 1-d, got shape {y.shape}")
+        bad = ~np.isin(y, self.classes_)
+        if np.any(bad):
+            raise ParameterError(f"y must contain only the classes {list(self.classes_)}, got {y[bad][0]!r}")
+        return np.where(y == self.classes_[1], 1.0, -1.0)
+
+    def fit(self, X, y) -> "NoisyKernelClassifier":
+        classes = np.unique(np.asarray(y))
+        if classes.shape[0] != 2:
+            raise ParameterError(f"y must hold exactly two classes, got {classes.shape[0]}: {list(classes)[:5]}")
+        learner = self._make_learner()
+        if learner._loss.kind != "classification":
+            raise ParameterError(f"loss must be a classification loss for {type(self).__name__}, got {learner._loss.name!r}")
+        self.classes_ = classes
+        self.learner_ = learner
+        self.n_items_seen_ = 0
+        self._play(X, self._labels(y))
+        return self
+
+    def partial_fit(self, X, y, classes=None) -> "NoisyKernelClassifier":
+        if not hasattr(self, "learner_"):
+            if classes is not None:
+                y_all = np.concatenate([np.asarray(classes), np.asarray(y)])
+                self.classes_ = np.unique(y_all)
+            return self.fit(X, y)
+        self._play(X, self._labels(y))
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        f = self.decision_function(X)
+        return np.where(f >= 0, self.classes_[1], self.classes_[0])
