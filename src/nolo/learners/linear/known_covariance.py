@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from nolo._validation import check_scalar
-from nolo.exceptions import ParameterError
+from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.linear._loops import known_cov_diag_loop, known_cov_full_loop
 from nolo.learners.linear.base import NoisyLinearOGD
 from nolo.learners.linear.covariance import CovarianceSchedule
@@ -97,7 +97,29 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
     def _gradient(self, w, copies, y, t):
         return known_covariance_gradient(w, copies[0], y, self._schedule(self.n_features_in_).at(t))
 
+    def _eigenframe(self, S: np.ndarray):
+        cache = getattr(self, "_eig_cache", None)
+        if cache is not None and cache[0].shape == S.shape and np.array_equal(cache[0], S):
+            return cache[1], cache[2]
+        lam, Q = np.linalg.eigh(S)
+        self._eig_cache = (S.copy(), np.maximum(lam, 0.0), Q)
+        return self._eig_cache[1], self._eig_cache[2]
+
     def _run_loop(self, copies, y, etas, w, avg, Xeval, pred):
         kind, S = self._schedule(self.n_features_in_).block(int(self.t_), copies.shape[0])
+        if kind == "full" and S.shape[0] == 1:
+            # constant full Sigma = Q diag(lam) Q^T: play in the eigenframe, where Sigma is diagonal.  The
+            # projection on the ball commutes with the rotation, so the iterates are exactly Q^T w_t; rotating
+            # the whole stream is one matrix product (BLAS) instead of a d x d matrix-vector product per round.
+            lam, Q = self._eigenframe(S[0])
+            Cr = np.ascontiguousarray(copies[:, 0, :] @ Q)[:, None, :]
+            Xr = np.ascontiguousarray(Xeval @ Q) if Xeval.shape[0] else Xeval
+            wr, ar = Q.T @ w, Q.T @ avg
+            status = known_cov_diag_loop(Cr, y, etas, float(self.radius), wr, ar, int(self.t_), lam[None, :], Xr, pred)
+            w[:] = Q @ wr
+            avg[:] = Q @ ar
+            if status < 0 and np.all(np.isfinite(copies[-status - 1])) and not np.all(np.isfinite(Cr[-status - 1])):
+                raise NumericalError("rotating the copies to the noise eigenframe overflowed; rescale the inputs")
+            return status
         loop = known_cov_diag_loop if kind == "diag" else known_cov_full_loop
         return loop(copies, y, etas, float(self.radius), w, avg, int(self.t_), np.ascontiguousarray(S), Xeval, pred)
