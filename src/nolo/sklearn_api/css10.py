@@ -18,6 +18,11 @@ raises :class:`nolo.CopiesExhausted`.  After ``fit``, ``pool_report_`` (a
 Raising ``p`` lowers the copies needed (``p/(p-1)^2`` per item on average for
 dot-product kernels).
 
+Defaults: ``B_w = 10`` (a bounded norm keeps the margin copies, and so
+the Lemma-1 estimates, of bounded variance -- the premise of Theorems 1-2;
+with ``B_w=None`` a classifier's estimates can overflow, which raises
+:class:`nolo.NumericalError`), ``eta = 0.01`` with the ``eta/sqrt(t)`` rule.
+
 ``predict`` takes clean inputs ``(n, d)``; given measurements ``(n, m, d)``
 (or a list) it predicts at the per-item mean of the copies, which is only an
 approximation for a nonlinear kernel.
@@ -52,7 +57,7 @@ def _clean_inputs(X) -> np.ndarray:
 class _CSS10Estimator(Configurable):
     default_loss = "squared"
 
-    def __init__(self, kernel="polynomial", loss=None, p: float = 2.0, B_w=None, step="sqrt", eta: float = 0.05,
+    def __init__(self, kernel="polynomial", loss=None, p: float = 2.0, B_w=10.0, step="sqrt", eta: float = 0.01,
                  shuffle: bool = True, on_exhausted: str = "drop", seed=None):
         self.kernel = kernel
         self.loss = loss
