@@ -72,7 +72,9 @@ class HindsightSolution:
     total_loss: float
     gap: float
     method: str
-    multiplier: float = math.nan  # the ball's Lagrange multiplier mu (quadratic solver), else nan
+    multiplier: float = math.nan
+    """Quadratic solver on a ball: the Lagrange multiplier ``nu >= 0`` of ``||w||^2 <= R^2``, i.e.
+    ``grad F(w) + 2 nu w = 0`` (0 in the interior case); nan otherwise."""
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -223,7 +225,7 @@ def _quadratic_minimiser(H, h, constraint: ConstraintSet, w0=None) -> tuple[np.n
     nrm = float(np.linalg.norm(w))
     if nrm > R:
         w *= R / nrm
-    return w, mu
+    return w, 0.5 * mu  # (2H + mu I) w = -h  <=>  grad F + 2 (mu/2) w = 0
 
 
 def _box_qp(H, h, constraint: Box, w0=None) -> np.ndarray:
@@ -241,9 +243,14 @@ def _box_qp(H, h, constraint: Box, w0=None) -> np.ndarray:
         options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-13, "maxcor": 30},
     )
     best = np.clip(res.x, low, high)
-    fbest = fg(best)[0]
-    # exact active-set polish: fix the coordinates at their bounds, solve for the free ones
-    for _ in range(5):
+
+    def gap(w):  # Frank-Wolfe gap: a rigorous bound on the suboptimality (objective values are too noisy here)
+        g = fg(w)[1]
+        return float(g @ w) + float(np.sum(np.maximum(-g * low, -g * high)))
+
+    gbest = gap(best)
+    # exact active-set polish: fix the coordinates at their bounds, solve the free ones' linear system
+    for _ in range(10):
         g = fg(best)[1]
         span = np.maximum(high - low, 1e-300)
         at_low = (best - low <= 1e-9 * span) & (g > 0)
@@ -253,16 +260,12 @@ def _box_qp(H, h, constraint: Box, w0=None) -> np.ndarray:
         if np.any(free):
             fixed = ~free
             rhs = -(h[free] + 2.0 * H[np.ix_(free, fixed)] @ cand[fixed])
-            sol, *_ = np.linalg.lstsq(2.0 * H[np.ix_(free, free)], rhs, rcond=None)
-            cand[free] = sol
+            cand[free] = np.linalg.lstsq(2.0 * H[np.ix_(free, free)], rhs, rcond=None)[0]
         cand = np.clip(cand, low, high)
-        fc = fg(cand)[0]
-        if fc <= fbest:
-            if np.array_equal(cand, best):
-                break
-            best, fbest = cand, fc
-        else:
+        gc = gap(cand)
+        if not gc < gbest:
             break
+        best, gbest = cand, gc
     return best
 
 
