@@ -93,8 +93,28 @@ class NoisyFeatureKernel(Kernel):
     #: largest degree with a nonzero beta (None: infinitely many).
     max_degree: int | None = None
 
-    def log_beta(self, n: int) -> tuple[float, float]:  # pragma: no cover - overridden
+    def _log_beta(self, n: int) -> tuple[float, float]:  # pragma: no cover - overridden
+        """(sign, log beta_n) on validated parameters (sign 0 when beta_n = 0)."""
         raise NotImplementedError
+
+    def _param_key(self):
+        """A cheap snapshot of the parameters (the log-beta cache is dropped when it changes)."""
+        return tuple(repr(v) for k, v in vars(self).items() if not k.startswith("_"))
+
+    def log_beta(self, n: int) -> tuple[float, float]:
+        """(sign, log beta_n), cached per parameter values (sign 0 when ``beta_n = 0``)."""
+        key = self._param_key()
+        cache = self.__dict__.get("_log_beta_cache")
+        if cache is None or cache[0] != key:
+            self._validate()
+            cache = (key, {})
+            self.__dict__["_log_beta_cache"] = cache
+        table = cache[1]
+        v = table.get(n)
+        if v is None:
+            v = self._log_beta(int(n))
+            table[n] = v
+        return v
 
     def log_clean_factor(self, X: np.ndarray) -> np.ndarray:
         """``log c(x')`` for each row of a clean batch ``X`` (0 for dot-product kernels)."""
@@ -126,10 +146,12 @@ class NoisyFeatureKernel(Kernel):
         Returns ``None`` when the oracle could not supply the copies (a
         :class:`nolo.noise.PoolOracle` with ``on_exhausted="drop"``).
         """
-        from nolo.estimators import sample_degree
-
         p = check_scalar(p, "p", low=1.0, low_inclusive=False)
-        n = int(sample_degree(rng, p))
+        return self._map_estimate(oracle, p, rng, skip_zero_terms, skip)
+
+    def _map_estimate(self, oracle, p: float, rng, skip_zero_terms: bool = True, skip=None):
+        """:meth:`map_estimate` without parameter checks (hot path of the learners)."""
+        n = int(rng.geometric(1.0 - 1.0 / p)) - 1  # P(N = n) = (p-1)/p^(n+1), as nolo.estimators.sample_degree
         sb, lb = self.log_beta(n)
         if (sb == 0 and skip_zero_terms) or (skip is not None and skip(n)):
             return FeatureEstimate.zero(n, oracle_dim(oracle))
@@ -160,7 +182,7 @@ class NoisyFeatureKernel(Kernel):
             )
         dots = np.einsum("kd,kd->k", a.copies, b.copies)
         s, lg = log_abs_dots(dots)
-        return float(signed_value(a.sign * b.sign * s, a.log_weight + b.log_weight + lg, "Prod(Psi~, Psi~')"))
+        return float(signed_value(float(a.sign * b.sign * s), float(a.log_weight + b.log_weight + lg), "Prod(Psi~, Psi~')"))
 
     def sq_norm(self, a: FeatureEstimate) -> float:
         """``||Psi~(x)||^2``, Prod of the estimate with itself (math-notes item 2)."""

@@ -60,7 +60,7 @@ class DotProductKernel(NoisyFeatureKernel):
         b = self._beta_array()
         return int(np.max(np.nonzero(b)[0]))
 
-    def log_beta(self, n: int) -> tuple[float, float]:
+    def _log_beta(self, n: int) -> tuple[float, float]:
         b = self._beta_array()
         if n >= b.shape[0] or b[n] == 0:
             return 0.0, -math.inf
@@ -127,7 +127,7 @@ class PolynomialKernel(DotProductKernel):
         D, c = int(self.degree), float(self.c)
         return np.array([math.comb(D, n) * c ** (D - n) for n in range(D + 1)], dtype=np.float64)
 
-    def log_beta(self, n: int) -> tuple[float, float]:
+    def _log_beta(self, n: int) -> tuple[float, float]:
         self._validate()
         D, c = int(self.degree), float(self.c)
         if n > D or (c == 0 and n != D):
@@ -151,7 +151,7 @@ class ExponentialKernel(DotProductKernel):
 
     max_degree = None  # type: ignore[assignment]
 
-    def log_beta(self, n: int) -> tuple[float, float]:
+    def _log_beta(self, n: int) -> tuple[float, float]:
         self._validate()
         return 1.0, n * math.log(float(self.kappa)) - math.lgamma(n + 1)
 

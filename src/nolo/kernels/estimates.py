@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nolo.estimators.logspace import signed_exp
+from nolo.estimators.logspace import LOG_FLOAT_MAX, signed_exp
 
 __all__ = ["FeatureEstimate", "degree_weight", "log_abs_dots", "signed_value"]
 
@@ -55,8 +55,17 @@ def degree_weight(log_beta_n: float, n: int, p: float) -> float:
 
 
 def log_abs_dots(dots: np.ndarray, axis: int | None = None):
-    """(sign, log|prod|) of inner products along ``axis`` (empty product: (1, 0))."""
+    """(sign, log|prod|) of inner products along ``axis`` (empty product: (1, 0)); floats for ``axis=None``."""
     dots = np.asarray(dots, dtype=np.float64)
+    if axis is None:
+        sg, lg = 1.0, 0.0
+        for v in dots.ravel().tolist():
+            if v == 0.0:
+                return 0.0, 0.0
+            if v < 0.0:
+                sg = -sg
+            lg += math.log(abs(v))
+        return sg, lg
     with np.errstate(divide="ignore"):
         lg = np.log(np.abs(dots))
     s = np.prod(np.sign(dots), axis=axis)
@@ -65,5 +74,10 @@ def log_abs_dots(dots: np.ndarray, axis: int | None = None):
 
 
 def signed_value(sign, log_abs, what: str):
-    """``sign * exp(log_abs)``; NumericalError if not representable in float64."""
+    """``sign * exp(log_abs)``; NumericalError if not representable in float64 (scalar fast path)."""
+    if isinstance(sign, float) and isinstance(log_abs, float):
+        if sign == 0.0:
+            return 0.0
+        if log_abs <= LOG_FLOAT_MAX:
+            return sign * math.exp(log_abs)
     return signed_exp(sign, log_abs, what)

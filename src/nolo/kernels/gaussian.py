@@ -56,7 +56,7 @@ class GaussianKernel(NoisyFeatureKernel):
     def _p_norm(self, p: float) -> float:
         return float(p if self.p_norm is None else self.p_norm)
 
-    def log_beta(self, n: int) -> tuple[float, float]:
+    def _log_beta(self, n: int) -> tuple[float, float]:
         self._validate()
         return 1.0, n * math.log(2.0 / float(self.sigma2)) - math.lgamma(n + 1)
 
@@ -70,11 +70,8 @@ class GaussianKernel(NoisyFeatureKernel):
 
     def _norm_factor_estimate(self, oracle, p, rng):
         """``c~`` of math-notes item 5: Lemma 1 for ``exp(-z/sigma2)`` on ``N'`` pairs of fresh copies."""
-        from nolo.estimators import sample_degree
-
-        self._validate()
         pp = self._p_norm(p)
-        m = int(sample_degree(rng, pp))
+        m = int(rng.geometric(1.0 - 1.0 / pp)) - 1  # Geom(p') as nolo.estimators.sample_degree
         s2 = float(self.sigma2)
         log_gamma = -m * math.log(s2) - math.lgamma(m + 1)
         sign = -1.0 if m % 2 else 1.0

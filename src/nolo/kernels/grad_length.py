@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from nolo.estimators.lemma1 import RandomDegreeEstimator
-from nolo.estimators.logspace import signed_exp, signed_log_product
+from nolo.estimators.logspace import signed_exp
 from nolo.kernels.base import NoisyFeatureKernel
 from nolo.kernels.estimates import FeatureEstimate
 
@@ -89,7 +89,7 @@ def grad_length_estimate(
     def fresh_inner(count: int) -> np.ndarray:
         out = np.zeros(count)
         for j in range(count):
-            est = kernel.map_estimate(oracle, p, rng, skip_zero_terms=skip_zero_terms, skip=skip)
+            est = kernel._map_estimate(oracle, p, rng, skip_zero_terms, skip)
             if est is None:
                 raise _Short
             used[0] += est.queries
@@ -99,16 +99,21 @@ def grad_length_estimate(
     try:
         if exact_polynomial and series.degree is not None:
             D = int(series.degree)
-            z = margin_copies(kind, y, fresh_inner(D))
-            total_s, terms = [], []
+            z = margin_copies(kind, y, fresh_inner(D)).tolist()
+            value = 0.0
             for n in range(D + 1):
                 sg, lg = series.sign_log(n)
                 if sg == 0:
                     continue
-                sz, lz = signed_log_product(z[:n])
-                total_s.append(sg * sz)
-                terms.append(lg + lz)
-            value = float(np.sum(signed_exp(np.array(total_s), np.array(terms), "Grad_Length_Estimate")))
+                sz, lz = 1.0, 0.0
+                for v in z[:n]:
+                    if v == 0.0:
+                        sz = 0.0
+                        break
+                    sz = -sz if v < 0 else sz
+                    lz += math.log(abs(v))
+                if sz != 0.0:
+                    value += float(signed_exp(float(sg * sz), float(lg + lz), "Grad_Length_Estimate"))
         else:
             est = RandomDegreeEstimator(series, p).estimate(
                 lambda n: margin_copies(kind, y, fresh_inner(n)), rng

@@ -10,6 +10,7 @@ from nolo._validation import check_choice, check_int, check_scalar
 from nolo.estimators.logspace import signed_exp
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.base import NoisyFeatureKernel
+from nolo.kernels.estimates import signed_value
 from nolo.kernels.grad_length import grad_length_estimate
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.kernel._common import (
@@ -48,6 +49,20 @@ def theory_step_size(kernel: NoisyFeatureKernel, loss, p: float, B_w: float, B_x
     if B_g == 0:
         raise ParameterError("the loss's l'_+ is 0: the theory step is undefined")
     return math.sqrt(B_w / (B_g * B_psi)), B_psi, B_g
+
+
+def _fast_step(rule):
+    """``t -> eta_t`` without per-call validation for the common rules (validated once here)."""
+    from nolo.oco import ConstantStep, InverseSqrtStep
+
+    rule.validate()
+    if type(rule) is ConstantStep:
+        eta = float(rule.eta)
+        return lambda t: eta
+    if type(rule) is InverseSqrtStep:
+        eta0 = float(rule.eta0)
+        return lambda t: eta0 / math.sqrt(t)
+    return rule
 
 
 class NoisyKernelLearner(NoisyInputLearner):
@@ -159,6 +174,7 @@ class NoisyKernelLearner(NoisyInputLearner):
             if not isinstance(getattr(self, flag), (bool, np.bool_)):
                 raise ParameterError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         self._rule = self._make_rule()
+        self._eta_t = _fast_step(self._rule)
 
     def _theory_ready(self) -> bool:
         need = [self.B_w, self.B_x, self.horizon]
@@ -218,7 +234,7 @@ class NoisyKernelLearner(NoisyInputLearner):
 
     def _inner(self, est) -> float:
         s, lg = self._inner_signed_log(est)
-        return float(signed_exp(s, lg, "<w, Psi~>"))
+        return float(signed_value(float(s), float(lg), "<w, Psi~>"))
 
     def _has_support(self, n: int) -> bool:
         return n < len(self.copies_) and self.count_[n] > 0
@@ -241,7 +257,7 @@ class NoisyKernelLearner(NoisyInputLearner):
     def _round(self, oracle, y: float) -> None:
         p = float(self.p)
         kernel = self._kernel
-        est = kernel.map_estimate(oracle, p, self.rng_, skip_zero_terms=bool(self.skip_zero_terms))
+        est = kernel._map_estimate(oracle, p, self.rng_, bool(self.skip_zero_terms))
         if est is None:
             self.shortfalls_ += 1
             self.t_ += 1
@@ -259,7 +275,7 @@ class NoisyKernelLearner(NoisyInputLearner):
             self.t_ += 1
             return
         t = self.t_ + 1
-        alpha = -self._rule(t) * gl.value
+        alpha = -self._eta_t(t) * gl.value
         if not math.isfinite(alpha):
             raise NumericalError(f"the step alpha_t = {alpha} is not finite; lower eta or p")
         track = self.B_w is not None
@@ -267,7 +283,7 @@ class NoisyKernelLearner(NoisyInputLearner):
         if alpha != 0.0 and est.sign != 0:
             if track:
                 s_ip, l_ip = self._inner_signed_log(est)
-                ip = float(signed_exp(s_ip, l_ip, "<w_t, Psi~_t>"))
+                ip = float(signed_value(float(s_ip), float(l_ip), "<w_t, Psi~_t>"))
                 sq = kernel.sq_norm(est)
                 new_sq = self.sqnorm_ + 2.0 * alpha * ip + alpha * alpha * sq
                 if not math.isfinite(new_sq):
