@@ -101,6 +101,10 @@ def test_estimator_validation():
         KnownCovarianceRegressor().predict(X)
     with pytest.raises(ParameterError, match="kernel"):
         GaussianNoiseKernelRegressor(kernel="poly").fit(np.repeat(C, 2, axis=1), y)
+    w, X, y, C4 = _eiv(n=50, m=4)
+    est = KnownCovarianceRegressor(noise_cov=0.5, step=0.01).fit(C4, y)
+    with pytest.raises(ParameterError, match="same number of copies"):
+        est.partial_fit(C4[:, :2], y)
     with pytest.raises(ParameterError, match="isotropic"):
         GaussianNoiseKernelRegressor(kernel="radial", noise_cov=[0.1, 0.1, 0.1, 0.1]).fit(np.repeat(C, 2, axis=1), y)
 

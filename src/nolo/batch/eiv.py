@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from nolo._config import Configurable
-from nolo._validation import check_array, check_int, check_scalar
+from nolo._validation import check_array, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.surrogate import check_noise_covariance
 

@@ -21,7 +21,6 @@ import math
 import numba as nb
 import numpy as np
 
-from nolo._config import Configurable
 from nolo._validation import check_array, check_int, check_scalar
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
 from nolo.kernels.radial import _GL_W, _GL_X, _log_surrogate_scalar

@@ -63,6 +63,8 @@ def _clean_inputs(X) -> np.ndarray:
 
 class _CSS11Regressor(RegressorMixin, Configurable):
     min_copies = 1
+    #: True when the noise law the learner assumes depends on how many copies are averaged
+    copies_fix_noise = False
 
     def _order(self, n: int) -> np.ndarray:
         if not isinstance(self.shuffle, (bool, np.bool_)):
@@ -85,6 +87,7 @@ class _CSS11Regressor(RegressorMixin, Configurable):
         learner.learn_stream(V[order], yv[order])
         self.learner_ = learner
         self.n_features_in_ = X.shape[2]
+        self.copies_per_item_ = X.shape[1]
         self._finish()
         return self
 
@@ -94,6 +97,11 @@ class _CSS11Regressor(RegressorMixin, Configurable):
             return self.fit(X, y)
         X = _measurements(X, self.min_copies)
         yv = check_array(y, "y", shape=(X.shape[0],))
+        if self.copies_fix_noise and self.combine_copies and X.shape[1] != self.copies_per_item_:
+            raise ParameterError(
+                f"partial_fit needs the same number of copies per item as fit ({self.copies_per_item_}), got "
+                f"{X.shape[1]}: the averaged copies' noise covariance depends on it"
+            )
         V, _ = self._views(X)
         self.learner_.learn_stream(V, yv)
         self._finish()
@@ -159,6 +167,8 @@ class KnownCovarianceRegressor(_LinearRegressorMixin, _CSS11Regressor):
     the ``m`` copies and use ``Sigma/m``), ``shuffle``, ``seed``.
     """
 
+    copies_fix_noise = True
+
     def __init__(self, noise_cov=0.0, radius=1.0, step=None, combine_copies=True, shuffle=True, seed=None):
         self.noise_cov = noise_cov
         self.radius = radius
@@ -176,16 +186,6 @@ class KnownCovarianceRegressor(_LinearRegressorMixin, _CSS11Regressor):
         S = check_noise_covariance(self.noise_cov, V.shape[2]) / k
         return KnownCovarianceLinearRegression(noise_cov=S, radius=self.radius, seed=self.seed, **self._bounds(V, y))
 
-    def partial_fit(self, X, y):
-        if hasattr(self, "learner_") and self.combine_copies:
-            m = _measurements(X, 1).shape[1]
-            if m != self.m_:
-                raise ParameterError(f"partial_fit needs the same number of copies per item as fit ({self.m_}), got {m}")
-        return super().partial_fit(X, y)
-
-    def fit(self, X, y):
-        self.m_ = _measurements(X, 1).shape[1] if self.combine_copies else 1
-        return super().fit(X, y)
 
 
 class GaussianNoiseKernelRegressor(_CSS11Regressor):
@@ -204,6 +204,7 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
     """
 
     min_copies = 2
+    copies_fix_noise = True
 
     def __init__(self, kernel="gaussian", width=1.0, c=2.0, noise_cov=0.0, W=10.0, step=None,
                  combine_copies=True, shuffle=True, seed=None):
