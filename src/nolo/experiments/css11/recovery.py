@@ -66,7 +66,7 @@ def recovery(ctx) -> ExperimentResult:
     ax.set_yscale("log")
     ax.set_xlabel("T (rounds / sample size)")
     ax.set_ylabel("||w_bar - w*||")
-    ax.set_title("CSS11: parameter recovery under noise variance = signal variance")
+    ax.set_title("CSS11: recovery (noise var. = signal var.)")
     ax.legend(fontsize=8)
     ctx.save_figure(fig, "recovery_vs_T")
     last = mean[mean["T"] == mean["T"].max()].set_index("learner")["error"]
