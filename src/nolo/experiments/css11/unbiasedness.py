@@ -179,7 +179,7 @@ def unbiasedness(ctx) -> ExperimentResult:
     fig, ax = plots.new_figure()
     ax.barh(list(zs), list(zs.values()), color="C0")
     ax.axvline(4.0, color="C3", linestyle="--", label="|z| = 4")
-    ax.set_xlabel("|z| of the Monte Carlo mean against the clean target")
+    ax.set_xlabel("|z| of the Monte Carlo mean vs its target")
     ax.set_title("CSS11 unbiasedness checks")
     ax.legend()
     ctx.save_figure(fig, "unbiasedness_z")
