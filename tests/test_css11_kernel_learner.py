@@ -160,3 +160,18 @@ def test_learning_bar_algorithm2_beats_naive_under_heavy_noise():
     mse = lambda m: float(np.mean((m.predict(Xt) - yt) ** 2))  # noqa: E731
     assert mse(alg2) < 0.9 * mse(naive)
     assert mse(alg2) < np.var(yt)
+
+
+def test_per_round_with_a_real_gaussian_oracle_full_covariance():
+    from nolo.noise import GaussianNoise, Oracle
+
+    Sigma = example_covariance(3, [0.05, 0.2, 0.45], seed=3)
+    noise = GaussianNoise(cov=Sigma)
+    rng = np.random.default_rng(0)
+    m = GaussianNoiseKernelRegression(kernel=GaussianSurrogateKernel(width=2.0, noise_cov=Sigma), W=3.0, step=0.05)
+    for t in range(30):
+        o = Oracle(rng.uniform(-1, 1, 3), noise, rng, round=t)
+        m.learn(o, 0.5)
+        assert o.queries == 2
+    assert m.t_ == 30 and m.n_support == 30
+    assert m.norm2_ == pytest.approx(m.surrogate_norm2(), rel=1e-9)
