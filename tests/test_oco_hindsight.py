@@ -9,7 +9,8 @@ from nolo import NumericalError, ParameterError
 from nolo._config import Configurable
 from nolo.losses import get_loss
 from nolo.oco import Box, L2Ball, Unconstrained, best_fixed_in_hindsight, solve_hindsight
-from nolo.oco.hindsight import frank_wolfe_gap, loss_structure
+from nolo.oco.hindsight import frank_wolfe_gap
+from nolo.oco.structure import loss_structure
 
 
 class _HalfSquared(Configurable):

@@ -14,7 +14,7 @@ structure of the loss (probed numerically, so any scaling of the loss works):
       if the minimum-norm unconstrained minimiser lies in the ball, it is the
       answer (``mu = 0``, the interior case).
     * box: L-BFGS-B on the bounded quadratic, then an exact active-set polish
-      (solve the free-coordinate linear system, keep it if it is feasible and better).
+      (solve the free-coordinate linear system; keep it if its certificate is smaller).
     * unconstrained: the minimum-norm minimiser (eigendecomposition pseudo-inverse).
 
 ``"smooth"`` -- any other differentiable convex loss (logistic, exponential,
@@ -24,16 +24,19 @@ structure of the loss (probed numerically, so any scaling of the loss works):
 
 ``"piecewise_linear"`` -- convex losses that are the maximum of two affine
     pieces in the margin (hinge, absolute): the exact linear program of the
-    epigraph (HiGHS).  On a box or unconstrained one LP is exact; on a ball the
-    ball is replaced by an outer polytope refined with tangent cuts (Kelley),
-    each LP value being a lower bound and the rescaled LP solution a feasible
-    upper bound.
+    epigraph (HiGHS) on a box or unconstrained.  On a ball: the LP over the
+    enclosing cube (optimal if its solution lies in the ball), otherwise the
+    minimax dual over the convex weights of the two pieces, maximised by
+    L-BFGS-B; every dual point gives a lower bound and ``w = -R v/||v||`` a
+    feasible upper bound.
 
 Certificate.  Every solution carries ``gap``: for a bounded set, the duality
-gap (Frank-Wolfe gap) ``<g, w> + sigma_F(-g) >= F(w) - F*`` with ``g`` the
-gradient at ``w`` (for the piecewise-linear solver, the LP upper-lower bound
-gap), a rigorous bound on the suboptimality; unconstrained, the KKT residual
-``||g||_2``.  A solution is accepted only if ``gap <= tol * max(1, |F(w)|)``
+(Frank-Wolfe) gap ``<g, w> + sigma_F(-g) >= F(w) - F*`` with ``g`` the
+gradient at ``w`` -- for the piecewise-linear solver, the feasible value
+minus the LP or dual lower bound -- a bound on the suboptimality (up to
+rounding); unconstrained, the KKT residual ``||g||_2`` (not a suboptimality
+bound: an infimum that is not attained, e.g. the logistic loss on separable
+data, is approached in value only).  A solution is accepted only if ``gap <= tol * max(1, |F(w)|)``
 (default ``tol = 1e-9``); otherwise :class:`NumericalError` is raised.
 """
 
@@ -49,6 +52,7 @@ from nolo._validation import check_array, check_choice, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.oco.losses_api import check_loss, check_targets
 from nolo.oco.projections import Box, ConstraintSet, L2Ball, Unconstrained, check_constraint
+from nolo.oco.structure import affine_pieces, loss_structure, quadratic_coefficients
 
 __all__ = [
     "HindsightSolution",
@@ -106,59 +110,6 @@ def frank_wolfe_gap(w, g, constraint: ConstraintSet) -> float:
     if isinstance(constraint, Unconstrained):
         return float(np.linalg.norm(g))
     return max(0.0, float(g @ w) + constraint.support(-g))
-
-
-def loss_structure(loss, y) -> str:
-    """``"quadratic"``, ``"piecewise_linear"`` or ``"smooth"``: how the loss depends on the margin (probed)."""
-    if _quadratic_coefficients(loss, y) is not None:
-        return "quadratic"
-    if _affine_pieces(loss, y) is not None:
-        return "piecewise_linear"
-    return "smooth"
-
-
-def _quadratic_coefficients(loss, y):
-    """Per-example (a, b, c) with loss(m, y_i) = a_i m^2 + b_i m + c_i exactly, or None."""
-    q0, qp, qm = (np.asarray(loss.loss(np.full(y.shape, m), y), dtype=np.float64) for m in (0.0, 1.0, -1.0))
-    c = q0
-    a = 0.5 * (qp + qm) - c
-    b = 0.5 * (qp - qm)
-    for m in (2.5, -0.7, 7.0):
-        q = np.asarray(loss.loss(np.full(y.shape, m), y), dtype=np.float64)
-        if not np.allclose(q, a * m * m + b * m + c, rtol=1e-9, atol=1e-9):
-            return None
-    if np.any(a < -1e-12):
-        return None
-    return np.maximum(a, 0.0), b, c
-
-
-_PL_FAR = 50.0
-_PL_PROBES = (-7.0, -2.0, -1.0, -0.5, -0.1, 0.0, 0.1, 0.5, 0.9, 1.0, 1.1, 1.5, 2.0, 7.0)
-
-
-def _affine_pieces(loss, y):
-    """Per-example affine pieces (slopes (n,2), intercepts (n,2)) with loss = max of them, or None."""
-    s = y if loss.kind == "classification" else np.ones_like(y)
-    o = np.zeros_like(y) if loss.kind == "classification" else y
-
-    def margin(z):  # the margin at which the loss's argument (y m, or m - y) equals z
-        return z * s + o
-
-    slopes, intercepts = [], []
-    for z in (-_PL_FAR, _PL_FAR):
-        m = margin(np.full(y.shape, z))
-        v = np.asarray(loss.loss(m, y), dtype=np.float64)
-        g = np.asarray(loss.grad_margin(m, y), dtype=np.float64)
-        slopes.append(g)
-        intercepts.append(v - g * m)
-    A, Bc = np.stack(slopes, axis=1), np.stack(intercepts, axis=1)
-    for z in _PL_PROBES:
-        m = margin(np.full(y.shape, z))
-        v = np.asarray(loss.loss(m, y), dtype=np.float64)
-        model = np.max(A * m[:, None] + Bc, axis=1)
-        if not np.allclose(v, model, rtol=1e-12, atol=1e-12):
-            return None
-    return A, Bc
 
 
 def _accept(sol: HindsightSolution, tol: float) -> HindsightSolution:
@@ -433,17 +384,17 @@ def solve_hindsight(X, y, loss, constraint=None, *, method: str = "auto", tol: f
 
 def _solve(X, y, loss, constraint, method, tol, w0=None, acc=None, coeffs=None) -> HindsightSolution:
     if method == "auto":
-        coeffs = coeffs if coeffs is not None else _quadratic_coefficients(loss, y)
-        method = "quadratic" if coeffs is not None else ("piecewise_linear" if _affine_pieces(loss, y) is not None else "smooth")
+        coeffs = coeffs if coeffs is not None else quadratic_coefficients(loss, y)
+        method = "quadratic" if coeffs is not None else ("piecewise_linear" if affine_pieces(loss, y) is not None else "smooth")
     mu = math.nan
     if method == "quadratic":
-        coeffs = coeffs if coeffs is not None else _quadratic_coefficients(loss, y)
+        coeffs = coeffs if coeffs is not None else quadratic_coefficients(loss, y)
         if coeffs is None:
             raise ParameterError("method='quadratic' needs a loss that is quadratic in the margin")
         w, mu = _solve_quadratic(X, y, loss, constraint, coeffs, w0, acc)
         gap = frank_wolfe_gap(w, _gradient(w, X, y, loss), constraint)
     elif method == "piecewise_linear":
-        pieces = _affine_pieces(loss, y)
+        pieces = affine_pieces(loss, y)
         if pieces is None:
             raise ParameterError("method='piecewise_linear' needs a loss that is the maximum of two affine pieces")
         w, gap = _solve_piecewise_linear(X, y, loss, constraint, tol, pieces)

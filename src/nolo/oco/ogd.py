@@ -28,10 +28,32 @@ from nolo.learners.base import FullInformationLearner
 from nolo.oco.losses_api import check_loss, check_targets
 from nolo.oco.projections import Box, L2Ball, check_constraint
 from nolo.oco.steps import check_step
+from nolo.oco.structure import quadratic_coefficients, vertex_form
 
 __all__ = ["ProjectedOGD"]
 
 _UNCONSTRAINED, _BALL, _BOX = 0, 1, 2
+
+
+@njit(cache=True)
+def _project_inplace(w, kind, radius, low, high):
+    """Euclidean projection onto the set coded by (kind, radius, low, high), in place."""
+    d = w.shape[0]
+    if kind == _BALL:
+        nrm = 0.0
+        for j in range(d):
+            nrm += w[j] * w[j]
+        nrm = np.sqrt(nrm)
+        if nrm > radius:
+            scale = radius / nrm
+            for j in range(d):
+                w[j] *= scale
+    elif kind == _BOX:
+        for j in range(d):
+            if w[j] < low[j]:
+                w[j] = low[j]
+            elif w[j] > high[j]:
+                w[j] = high[j]
 
 
 @njit(cache=True)
@@ -48,22 +70,38 @@ def _ogd_linear_kernel(w, avg, t0, G, etas, kind, radius, low, high):
         for j in range(d):
             avg[j] += (w[j] - avg[j]) * inv
             w[j] -= etas[s] * G[s, j]
-        if kind == _BALL:
-            nrm = 0.0
-            for j in range(d):
-                nrm += w[j] * w[j]
-            nrm = np.sqrt(nrm)
-            if nrm > radius:
-                scale = radius / nrm
-                for j in range(d):
-                    w[j] *= scale
-        elif kind == _BOX:
-            for j in range(d):
-                if w[j] < low[j]:
-                    w[j] = low[j]
-                elif w[j] > high[j]:
-                    w[j] = high[j]
+        _project_inplace(w, kind, radius, low, high)
     return w, avg, played
+
+
+@njit(cache=True)
+def _ogd_quadratic_kernel(w, avg, t0, X, a, r, e, etas, kind, radius, low, high):
+    """Play OGD on the losses a_s (<w, X[s]> - r_s)^2 + e_s; returns (w, avg, played losses)."""
+    n, d = X.shape
+    played = np.empty(n)
+    for s in range(n):
+        m = 0.0
+        for j in range(d):
+            m += X[s, j] * w[j]
+        u = m - r[s]
+        played[s] = a[s] * u * u + e[s]
+        coef = etas[s] * 2.0 * a[s] * u
+        inv = 1.0 / (t0 + s + 1)
+        for j in range(d):
+            avg[j] += (w[j] - avg[j]) * inv
+            w[j] -= coef * X[s, j]
+        _project_inplace(w, kind, radius, low, high)
+    return w, avg, played
+
+
+def _projection_spec(constraint, d: int):
+    """(kind, radius, low, high) coding ``constraint`` for the compiled kernels."""
+    if isinstance(constraint, L2Ball):
+        return _BALL, float(constraint.radius), np.zeros(d), np.zeros(d)
+    if isinstance(constraint, Box):
+        low, high = constraint._bounds(d)
+        return _BOX, 0.0, np.ascontiguousarray(low, dtype=np.float64), np.ascontiguousarray(high, dtype=np.float64)
+    return _UNCONSTRAINED, 0.0, np.zeros(d), np.zeros(d)
 
 
 class ProjectedOGD(FullInformationLearner):
@@ -118,31 +156,36 @@ class ProjectedOGD(FullInformationLearner):
     # -- updates ----------------------------------------------------------------------
     def _commit(self, w_new: np.ndarray, loss_value: float = 0.0) -> None:
         """Commit a candidate next iterate (already projected) computed from ``w_``."""
-        check_finite_update(w_new)
         t = self.t_ + 1
         self.average_ = self.average_ + (self.w_ - self.average_) / t
         self.w_ = w_new
         self.t_ = t
         self.cumulative_loss_ = float(self.cumulative_loss_ + loss_value)
 
+    def _step_to(self, direction: np.ndarray, eta_scale: float, value: float = 0.0) -> None:
+        """Commit ``w_{t+1} = Pi_F(w_t - eta_t * eta_scale * direction)`` (parameters already validated)."""
+        rule = check_step(self.step)
+        eta = float(rule._eta(np.array([self.t_ + 1.0]))[0])
+        with np.errstate(over="ignore", invalid="ignore"):
+            w_new = self.w_ - (eta * eta_scale) * direction
+        check_finite_update(w_new)
+        _project_inplace(w_new, *_projection_spec(check_constraint(self.constraint), self.n_features_in_))
+        self._commit(w_new, value)
+
     def gradient_step(self, gradient) -> "ProjectedOGD":
         """One OGD round with an arbitrary (sub)gradient ``g_t`` of the round's convex loss at ``w_``.
 
         ``w_{t+1} = Pi_F(w_t - eta_t g_t)`` with ``t = t_ + 1``.  Works for any
         convex loss, e.g. the linear loss ``f_t(w) = <g_t, w>`` of the notes'
-        section 2.2 (its gradient is ``g_t``).  Needs ``initialize(d)`` or an
-        earlier ``learn`` when called first.
+        section 2.2 (its gradient is ``g_t``).  Initialises the state from the
+        gradient's dimension when called first.
         """
+        self._validate_params()
         if not self.is_initialized:
             g = check_array(gradient, "gradient", ndim=1)
             self.initialize(g.shape[0])
         g = self._check_x(gradient, "gradient")
-        eta = check_step(self.step)(self.t_ + 1)
-        constraint = check_constraint(self.constraint)
-        with np.errstate(over="ignore", invalid="ignore"):
-            w_new = self.w_ - eta * g
-        check_finite_update(w_new)
-        self._commit(constraint.project(w_new))
+        self._step_to(g, 1.0)
         return self
 
     def learn(self, x, y) -> "ProjectedOGD":
@@ -157,38 +200,44 @@ class ProjectedOGD(FullInformationLearner):
         dmargin = float(loss.grad_margin(margin, yv))
         if not (np.isfinite(value) and np.isfinite(dmargin)):
             raise NumericalError(f"loss or its derivative is not finite at margin {margin} (y={yv}); state unchanged")
-        eta = check_step(self.step)(self.t_ + 1)
-        with np.errstate(over="ignore", invalid="ignore"):
-            w_new = self.w_ - (eta * dmargin) * x
-        check_finite_update(w_new)
-        self._commit(check_constraint(self.constraint).project(w_new), value)
+        self._step_to(x, dmargin, value)
         return self
 
     def learn_many(self, X, y) -> np.ndarray:
         """Play the rounds ``(X[i], y[i])`` in order; returns the losses suffered (one per round).
 
-        Equivalent to calling :meth:`learn` row by row.  All inputs are checked
-        first; on a numerical failure no round of the batch is committed.
+        Equivalent to calling :meth:`learn` row by row.  For a loss that is
+        quadratic in the margin (the squared loss, recognised by probing it,
+        :func:`nolo.oco.structure.vertex_form`) the loop runs compiled (numba)
+        on ``a (m - r)^2 + e`` and agrees with :meth:`learn` up to rounding.
+        All inputs are checked first; on a numerical failure no round of the
+        batch is committed.
         """
         self._validate_params()
         X = self._check_X(X)
         loss = self._loss()
         y = check_targets(y, loss.kind, "y", n=X.shape[0])
         self._ensure_initialized(X.shape[1])
-        constraint = check_constraint(self.constraint)
+        constraint = check_constraint(self.constraint, n_features=self.n_features_in_)
         etas = check_step(self.step).schedule(self.t_ + 1, X.shape[0])
-        w, avg, t0 = self.w_.copy(), self.average_.copy(), self.t_
-        played = np.empty(X.shape[0])
-        for i in range(X.shape[0]):
-            x = X[i]
-            margin = _margin(w, x)
-            played[i] = loss.loss(margin, y[i])
-            dmargin = float(loss.grad_margin(margin, y[i]))
-            avg += (w - avg) / (t0 + i + 1)
-            with np.errstate(over="ignore", invalid="ignore"):
-                w = w - (etas[i] * dmargin) * x
-            check_finite_update(w)
-            w = constraint.project(w)
+        spec = _projection_spec(constraint, self.n_features_in_)
+        w, avg, t0 = self.w_.copy(), self.average_.copy(), int(self.t_)
+        coeffs = quadratic_coefficients(loss, y)
+        vertex = vertex_form(loss, y, coeffs) if coeffs is not None else None
+        if vertex is not None:
+            w, avg, played = _ogd_quadratic_kernel(w, avg, t0, np.ascontiguousarray(X), *vertex, etas, *spec)
+        else:
+            played = np.empty(X.shape[0])
+            for i in range(X.shape[0]):
+                x = X[i]
+                margin = _margin(w, x)
+                played[i] = loss.loss(margin, y[i])
+                dmargin = float(loss.grad_margin(margin, y[i]))
+                avg += (w - avg) / (t0 + i + 1)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    w = w - (etas[i] * dmargin) * x
+                check_finite_update(w)
+                _project_inplace(w, *spec)
         if not (np.all(np.isfinite(played)) and np.all(np.isfinite(w)) and np.all(np.isfinite(avg))):
             raise NumericalError("a loss, gradient or iterate became non-finite in learn_many; no round was committed")
         self.w_, self.average_, self.t_ = w, avg, t0 + X.shape[0]
@@ -209,18 +258,9 @@ class ProjectedOGD(FullInformationLearner):
         G = self._check_X(G0, "G")
         constraint = check_constraint(self.constraint, n_features=self.n_features_in_)
         etas = check_step(self.step).schedule(self.t_ + 1, G.shape[0])
-        d = self.n_features_in_
-        low = high = np.zeros(d)
-        radius = 0.0
-        if isinstance(constraint, L2Ball):
-            kind, radius = _BALL, float(constraint.radius)
-        elif isinstance(constraint, Box):
-            kind = _BOX
-            low, high = (np.ascontiguousarray(b, dtype=np.float64) for b in constraint._bounds(d))
-        else:
-            kind = _UNCONSTRAINED
+        spec = _projection_spec(constraint, self.n_features_in_)
         w, avg, played = _ogd_linear_kernel(
-            self.w_.copy(), self.average_.copy(), int(self.t_), np.ascontiguousarray(G), etas, kind, radius, low, high
+            self.w_.copy(), self.average_.copy(), int(self.t_), np.ascontiguousarray(G), etas, *spec
         )
         if not (np.all(np.isfinite(played)) and np.all(np.isfinite(w))):
             raise NumericalError("an iterate became non-finite in play_linear; no round was committed")

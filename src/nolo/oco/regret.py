@@ -25,9 +25,7 @@ from nolo.exceptions import ParameterError
 from nolo.oco.hindsight import (
     METHODS,
     QuadraticAccumulator,
-    _affine_pieces,
     _check_data,
-    _quadratic_coefficients,
     _solve,
     best_fixed_in_hindsight,
     best_fixed_linear,
@@ -35,6 +33,7 @@ from nolo.oco.hindsight import (
 )
 from nolo.oco.losses_api import check_loss
 from nolo.oco.projections import check_constraint
+from nolo.oco.structure import affine_pieces, quadratic_coefficients
 
 __all__ = [
     "regret",
@@ -87,11 +86,11 @@ def regret_curve(played_losses, X, y, loss, constraint=None, checkpoints=None, *
     cps = _check_checkpoints(checkpoints, X.shape[0])
     method = check_choice(method, "method", METHODS)
     tol = check_scalar(tol, "tol", low=0.0, low_inclusive=False)
-    coeffs = _quadratic_coefficients(loss, y) if method in ("auto", "quadratic") else None
+    coeffs = quadratic_coefficients(loss, y) if method in ("auto", "quadratic") else None
     if method == "auto":
         if coeffs is not None:
             method = "quadratic"
-        elif _affine_pieces(loss, y) is not None:
+        elif affine_pieces(loss, y) is not None:
             method = "piecewise_linear"
         else:
             method = "smooth"
