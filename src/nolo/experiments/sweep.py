@@ -71,14 +71,14 @@ def plan_sweep(specs, seeds: Iterable[int] | None = None) -> list[dict]:
     return tasks
 
 
-def _compute(task: dict) -> tuple[pd.DataFrame, dict]:
+def _compute(task: dict, progress=None) -> tuple[pd.DataFrame, dict]:
     started = utc_now()
     t0 = time.perf_counter()
     if task["kind"] == "run":
         from nolo.experiments.runner import run_learner
 
         spec = ExperimentSpec.from_dict(task["spec"], check_components=False)
-        frame = run_learner(spec, task["learner"], task["seed"]).frame
+        frame = run_learner(spec, task["learner"], task["seed"], progress=progress).frame
     else:
         module, _, qualname = task["func"].partition(":")
         func = importlib.import_module(module)
@@ -106,8 +106,8 @@ def _as_frame(out: Any, where: str) -> pd.DataFrame:
     return pd.DataFrame({k: (np.repeat(v, n) if len(v) == 1 and n > 1 else v) for k, v in cols.items()})
 
 
-def _run_and_write(task: dict, path: str) -> str:
-    frame, meta = _compute(task)
+def _run_and_write(task: dict, path: str, progress=None) -> str:
+    frame, meta = _compute(task, progress)
     write_run(path, frame, meta)
     return path
 
@@ -145,7 +145,12 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
                     bar.update(1)
         elif jobs == 1 or len(todo) == 1:
             for t, p in todo:
-                _run_and_write(t, str(p))
+                label = f"{t['learner']} seed {t['seed']}" if t["kind"] == "run" else t["spec_name"]
+
+                def rounds_bar(total, label=label):
+                    return progress(total=total, desc=label, enabled=show_progress)
+
+                _run_and_write(t, str(p), rounds_bar)
                 bar.update(1)
         else:
             from joblib import Parallel, delayed
