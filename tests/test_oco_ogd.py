@@ -171,3 +171,48 @@ def test_diverging_step_raises_numerical_error_without_committing():
         m.gradient_step([1e300])
     np.testing.assert_array_equal(m.w_, w)
     assert m.t_ == t
+
+
+def test_compiled_squared_path_is_accurate_for_large_targets():
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((50, 3))
+    y = 1e3 + X @ [1.0, 2.0, 3.0]
+    a = ProjectedOGD(step=InverseSqrtStep(1e-3), constraint=Unconstrained())
+    b = ProjectedOGD(step=InverseSqrtStep(1e-3), constraint=Unconstrained()).initialize(3)
+    played = a.learn_many(X, y)
+    expect = []
+    for x_t, y_t in zip(X, y):
+        expect.append((b.w_ @ x_t - y_t) ** 2)
+        b.learn(x_t, y_t)
+    np.testing.assert_allclose(played, expect, rtol=1e-12)
+    np.testing.assert_allclose(a.w_, b.w_, rtol=1e-12)
+
+
+def test_default_parameters_persist_and_seed_is_validated(tmp_path):
+    m = ProjectedOGD().learn([1.0, 0.0], 0.5)
+    c = Learner.load(m.save(tmp_path / "default"))
+    assert c.get_params() == m.get_params() and c.loss == "squared" and c.step is None and c.constraint is None
+    np.testing.assert_array_equal(c.w_, m.w_)
+    with pytest.raises(ParameterError, match="seed"):
+        ProjectedOGD(seed=-1).initialize(2)
+
+
+def test_online_to_batch_loops_over_learn_when_there_is_no_batch_path():
+    class RowByRow:
+        def __init__(self):
+            self.inner = ProjectedOGD(step=0.1, constraint=L2Ball(1.0))
+
+        def learn(self, x, y):
+            self.inner.learn(x, y)
+
+        @property
+        def average_(self):
+            return self.inner.average_
+
+    rng = np.random.default_rng(13)
+    X, y = rng.standard_normal((20, 2)), rng.standard_normal(20)
+    ref = ProjectedOGD(step=0.1, constraint=L2Ball(1.0))
+    ref.learn_many(X, y)
+    np.testing.assert_allclose(online_to_batch(RowByRow(), X, y), ref.average_, rtol=1e-13)
+    with pytest.raises(ParameterError, match="learner must be"):
+        online_to_batch(object(), X, y)

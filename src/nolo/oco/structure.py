@@ -79,8 +79,13 @@ def vertex_form(loss, y, coeffs):
     if np.any(a <= 0):
         return None
     r = -b / (2.0 * a)
-    # one refinement: q(r + 1) - q(r - 1) = 4 a (r - r_true), exact for a quadratic
-    dq = np.asarray(loss.loss(r + 1.0, y), dtype=np.float64) - np.asarray(loss.loss(r - 1.0, y), dtype=np.float64)
-    r = r - dq / (4.0 * a)
+    # refine about the vertex, where the probes are O(a) instead of O(a r^2) and so lose no digits:
+    # q(r + 1) - q(r - 1) = 4 a (r - r_true),  q(r + 1) + q(r - 1) - 2 q(r) = 2 a  (exact for a quadratic)
+    for _ in range(2):
+        qp, qm, q0 = (np.asarray(loss.loss(r + h, y), dtype=np.float64) for h in (1.0, -1.0, 0.0))
+        a = 0.5 * (qp + qm) - q0
+        if np.any(a <= 0):
+            return None
+        r = r - (qp - qm) / (4.0 * a)
     e = np.asarray(loss.loss(r, y), dtype=np.float64)
     return a, r, e
