@@ -181,7 +181,7 @@ def _quadratic_minimiser(H, h, constraint: ConstraintSet, w0=None) -> tuple[np.n
 
 def _box_qp(H, h, constraint: Box, w0=None) -> np.ndarray:
     d = h.shape[0]
-    low, high = constraint._bounds(d)
+    low, high = constraint.bounds(d)
     low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
 
     def fg(w):
@@ -218,15 +218,6 @@ def _box_qp(H, h, constraint: Box, w0=None) -> np.ndarray:
             break
         best, gbest = cand, gc
     return best
-
-
-def _solve_quadratic(X, y, loss, constraint, coeffs, w0=None, acc: QuadraticAccumulator | None = None):
-    a, b, _ = coeffs
-    if acc is None:
-        acc = QuadraticAccumulator(X.shape[1])
-        acc.add(X, a, b)
-    w, mu = _quadratic_minimiser(acc.H, acc.h, constraint, w0)
-    return w, mu
 
 
 # ----------------------------------------------------------------------------- smooth
@@ -274,7 +265,7 @@ def _solve_smooth(X, y, loss, constraint, tol, w0=None):
         return _spg(fg, constraint.project, start, lambda w, g: frank_wolfe_gap(w, g, constraint), tol)
     bounds = None
     if isinstance(constraint, Box):
-        low, high = constraint._bounds(d)
+        low, high = constraint.bounds(d)
         bounds = list(zip(low, high))
         start = np.clip(start, low, high)
     res = optimize.minimize(
@@ -310,7 +301,7 @@ def _solve_piecewise_linear(X, y, loss, constraint, tol, pieces):
     b_ub = -Bc.reshape(-1)
     cost = np.concatenate([np.zeros(d), np.ones(n)])
     if isinstance(constraint, Box):
-        low, high = constraint._bounds(d)
+        low, high = constraint.bounds(d)
         wb = list(zip(low, high))
     elif isinstance(constraint, L2Ball):
         R = float(constraint.radius)
@@ -391,7 +382,10 @@ def _solve(X, y, loss, constraint, method, tol, w0=None, acc=None, coeffs=None) 
         coeffs = coeffs if coeffs is not None else quadratic_coefficients(loss, y)
         if coeffs is None:
             raise ParameterError("method='quadratic' needs a loss that is quadratic in the margin")
-        w, mu = _solve_quadratic(X, y, loss, constraint, coeffs, w0, acc)
+        if acc is None:
+            acc = QuadraticAccumulator(X.shape[1])
+            acc.add(X, coeffs[0], coeffs[1])
+        w, mu = _quadratic_minimiser(acc.H, acc.h, constraint, w0)
         gap = frank_wolfe_gap(w, _gradient(w, X, y, loss), constraint)
     elif method == "piecewise_linear":
         pieces = affine_pieces(loss, y)

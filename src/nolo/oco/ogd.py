@@ -99,7 +99,7 @@ def _projection_spec(constraint, d: int):
     if isinstance(constraint, L2Ball):
         return _BALL, float(constraint.radius), np.zeros(d), np.zeros(d)
     if isinstance(constraint, Box):
-        low, high = constraint._bounds(d)
+        low, high = constraint.bounds(d)
         return _BOX, 0.0, np.ascontiguousarray(low, dtype=np.float64), np.ascontiguousarray(high, dtype=np.float64)
     return _UNCONSTRAINED, 0.0, np.zeros(d), np.zeros(d)
 
@@ -129,7 +129,12 @@ class ProjectedOGD(FullInformationLearner):
 
     State: ``w_`` (the iterate to play next), ``average_`` (mean of the
     iterates played so far, ``w_1`` before any round), ``t_`` (rounds played),
-    ``cumulative_loss_`` (sum of losses suffered in :meth:`learn`).
+    ``cumulative_loss_`` (sum of the losses suffered in :meth:`learn` and
+    :meth:`learn_many`; the linear-loss paths do not add to it).
+
+    The round with an explicit gradient is :meth:`gradient_step` (the name
+    ``step`` is taken by the step-rule parameter); :meth:`play_linear` plays a
+    whole sequence of linear losses, compiled.
     """
 
     def __init__(self, loss="squared", step=None, constraint=None, seed=None):

@@ -120,7 +120,8 @@ class Box(ConstraintSet):
         self.low = low
         self.high = high
 
-    def _bounds(self, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def bounds(self, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Validated ``(low, high)``; broadcast to length ``d`` when ``d`` is given (read-only views)."""
         low = check_array(self.low, "low", ndim=(0, 1))
         high = check_array(self.high, "high", ndim=(0, 1))
         if low.ndim == 1 and high.ndim == 1 and low.shape != high.shape:
@@ -137,30 +138,30 @@ class Box(ConstraintSet):
         return low, high
 
     def validate(self, n_features=None) -> None:
-        self._bounds(n_features)
+        self.bounds(n_features)
 
     def project(self, w) -> np.ndarray:
         w = _vector(w)
-        low, high = self._bounds(w.shape[0])
+        low, high = self.bounds(w.shape[0])
         return np.clip(w, low, high)
 
     def contains(self, w, atol: float = 1e-12) -> bool:
         w = _vector(w)
-        low, high = self._bounds(w.shape[0])
+        low, high = self.bounds(w.shape[0])
         return bool(np.all(w >= low - atol) and np.all(w <= high + atol))
 
     def diameter(self, d: int) -> float:
-        low, high = self._bounds(self._check_d(d))
+        low, high = self.bounds(self._check_d(d))
         return float(np.linalg.norm(high - low))
 
     def support(self, g) -> float:
         g = _vector(g, "g")
-        low, high = self._bounds(g.shape[0])
+        low, high = self.bounds(g.shape[0])
         return float(np.sum(np.maximum(g * low, g * high)))
 
     def argmax_linear(self, g) -> np.ndarray:
         g = _vector(g, "g")
-        low, high = self._bounds(g.shape[0])
+        low, high = self.bounds(g.shape[0])
         return np.where(g > 0, high, low).astype(np.float64)
 
 
