@@ -32,11 +32,11 @@ class ConstantPredictor(FullInformationLearner):
         pass
 
     def _init_state(self, n_features):
-        self.seen_ = 0
+        self.targets_ = []
 
     def learn(self, x, y):
         self._ensure_initialized(np.asarray(x).shape[0])
-        self.seen_ += 1
+        self.targets_.append(float(y))
         return self
 
     def predict(self, X):
@@ -65,6 +65,25 @@ class AlwaysZero(BanditLearner):
 
     def predict(self, X):
         return np.zeros(len(np.atleast_2d(X)), dtype=np.int64)
+
+
+def _run_keeping_learner(spec, name, seed):
+    """run_learner, also returning the learner object it played."""
+    import nolo.experiments.runner as runner_mod
+
+    seen = []
+    orig = runner_mod._build_learner
+
+    def spy(spec, name, seed):
+        seen.append(orig(spec, name, seed))
+        return seen[-1]
+
+    runner_mod._build_learner = spy
+    try:
+        frame = run_learner(spec, name, seed).frame
+    finally:
+        runner_mod._build_learner = orig
+    return frame, seen[0]
 
 
 def _spec(**kw):
@@ -132,26 +151,12 @@ def test_bandit_mistakes_and_feedback_channel():
     noisy = _spec(protocol="bandit", rounds=400, record_every=400,
                   environment={**env, "feedback": {"class": "FlipChannel", "params": {"rho0": 0.3, "rho1": 0.2}}},
                   learners=[{"name": "z", "class": "test_experiments_runner.AlwaysZero"}])
-    seen = []
-    import nolo.experiments.runner as runner_mod
-
-    orig = runner_mod._build_learner
-
-    def spy(spec, name, seed):
-        model = orig(spec, name, seed)
-        seen.append(model)
-        return model
-
-    runner_mod._build_learner = spy
-    try:
-        f = run_learner(noisy, "z", 5).frame
-    finally:
-        runner_mod._build_learner = orig
+    f, model = _run_keeping_learner(noisy, "z", 5)
     truth = np.tile([1, 0, 1, 0], 100)
     rng = spawn(5, 4)[3]
     ch = FlipChannel(0.3, 0.2)
     expected = [ch.transmit(int(b), rng) for b in truth]
-    assert seen[0].bits_ == expected
+    assert model.bits_ == expected
     assert f["mistakes"].tolist() == [200]
 
 
@@ -176,3 +181,21 @@ def test_run_learner_rejects_a_grid_and_an_unknown_learner():
     gridded = ExperimentSpec.from_dict({**spec.to_dict(), "grid": {"rounds": [10, 20]}})
     with pytest.raises(ParameterError, match="concrete spec"):
         run_learner(gridded, "unbiased", 0)
+
+
+def test_target_noise_reaches_the_learner_but_not_the_clean_loss():
+    # full information, constant predictor w = 0 on x = 1, y = 0.5: the clean loss is 0.25 every round,
+    # while the learner is told y + n_t with n_t drawn from the run's target-noise stream.
+    from nolo.noise import GaussianNoise, add_target_noise
+
+    spec = _spec(protocol="full_information", rounds=50, record_every=50, loss="squared",
+                 environment={"generator": "test_runner_fixed", "params": {"x": [1.0], "y": [0.5]},
+                              "target_noise": {"class": "GaussianNoise", "params": {"std": 1.0}}},
+                 learners=[{"name": "c", "class": "test_experiments_runner.ConstantPredictor",
+                            "params": {"w": 0.0}}])
+    f, model = _run_keeping_learner(spec, "c", 0)
+    np.testing.assert_allclose(f["avg_clean_loss"], [0.25])
+    rng = spawn(0, 4)[2]
+    expected = [add_target_noise(0.5, GaussianNoise(std=1.0), rng, round=t) for t in range(50)]
+    np.testing.assert_allclose(model.targets_, expected)
+    assert np.std(model.targets_) > 0.5

@@ -3,7 +3,6 @@ the results store, ``nolo results`` and ``run_map``."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess

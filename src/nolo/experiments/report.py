@@ -123,7 +123,7 @@ def _totals(outcomes):
 def write_markdown(path: str | os.PathLike, outcomes: list[ExperimentOutcome], quick: bool) -> Path:
     path = Path(path)
     held, n = _totals(outcomes)
-    out = [f"# nolo reproduction report", "",
+    out = ["# nolo reproduction report", "",
            f"nolo {__version__}; {'quick (reduced) runs' if quick else 'paper-scale runs'}; "
            f"{held} of {n} claims hold.", ""]
     out.append(_md_table(["paper", "experiment", "claims holding", "seconds"],

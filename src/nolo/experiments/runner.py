@@ -102,10 +102,7 @@ def run_learner(spec: ExperimentSpec, learner: str, seed: int, *, progress=None)
     want_margins = loss is not None
     classification = spec.protocol == "bandit" or (loss is not None and loss.kind == "classification") or (
         loss is None and np.issubdtype(np.asarray(Y).dtype, np.integer))
-    if spec.protocol == "noisy_input":
-        from nolo.noise import Oracle
-        if target_noise is not None:
-            from nolo.noise import add_target_noise
+    from nolo.noise import Oracle, add_target_noise
 
     margins = np.empty(T) if want_margins else None
     wrong = np.zeros(T, dtype=bool)

@@ -258,6 +258,9 @@ class ExperimentSpec(_Model):
         if self.protocol != "noisy_input" and env.noise is not None:
             errors.append(("environment.noise", f"only the noisy_input protocol uses a noise model, "
                                                 f"protocol is {self.protocol!r}"))
+        if self.protocol == "bandit" and env.target_noise is not None:
+            errors.append(("environment.target_noise", "the bandit protocol has labels, not real targets: "
+                                                       "use a feedback channel to corrupt its feedback"))
         if self.protocol != "bandit" and env.feedback is not None:
             errors.append(("environment.feedback", "only the bandit protocol uses a feedback channel"))
         if self.protocol == "bandit" and self.regret is not None:

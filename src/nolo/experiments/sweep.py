@@ -30,7 +30,7 @@ import pandas as pd
 from nolo import __version__
 from nolo.exceptions import ParameterError
 from nolo.experiments.spec import ExperimentSpec, load_spec
-from nolo.experiments.store import cleanup_tmp, is_complete, load_results, utc_now, write_index, write_run
+from nolo.experiments.store import cleanup_tmp, is_complete, utc_now, write_index, write_run
 
 __all__ = ["plan_sweep", "run_sweep", "run_map", "execute_tasks", "run_id_for"]
 

@@ -2,11 +2,21 @@
 
 Targets come from a fixed predictor in the RKHS, ``f*(x) = sum_j a_j k(z_j, x)``
 (5 centres), normalised to unit mean square (so the zero predictor has squared loss 1); inputs ``x ~ N(0, I/d)``, ``d = 3``,
-and Gaussian noise of per-coordinate sd 0.5 -- the order of the signal
+and Gaussian noise of per-coordinate sd 0.8 -- the order of the signal
 (per-coordinate sd 0.58).  Regression: ``y = f*(x)``, squared loss;
 classification: ``y = sign f*(x)``, smoothed hinge (``s = 1``).  Kernels:
-inhomogeneous polynomial of degree 2 and Gaussian (``sigma2 = 2``).  The
-metric is the online average clean loss ``(1/t) sum_s l(<w_s, Psi(x_s)>, y_s)``.
+inhomogeneous polynomial of degree 2 and Gaussian (``sigma2 = 4``, of the
+order of ``E||x~||^2`` as CSS10 recommends after Theorem 2, so that
+``B_x / sigma2 = O(1)``).  The metric is the online average clean loss
+``(1/t) sum_s l(<w_s, Psi(x_s)>, y_s)``.
+
+What it shows: Algorithm 1 learns in every setting, and where the naive
+learner's bias is large (squared loss, polynomial kernel: attenuation of the
+quadratic and linear parts) it overtakes it within a few thousand rounds.
+Where the naive bias is small (the smooth Gaussian-kernel target, and sign
+labels in classification) the naive learner stays ahead over these horizons:
+Algorithm 1 pays for unbiasedness with the variance of its estimates
+(``E||Psi~||^2 = p/(p-1) Q(p E||x~||^2)``, the constants of Theorems 1-2).
 """
 
 from __future__ import annotations
@@ -24,16 +34,17 @@ from nolo.noise import GaussianNoise, Oracle
 
 SETTINGS = {
     ("squared", "poly2"): {"eta_alg1": 0.01, "eta_ogd": 0.1},
-    ("squared", "gaussian"): {"eta_alg1": 0.002, "eta_ogd": 0.2},
-    ("smoothed_hinge", "poly2"): {"eta_alg1": 0.02, "eta_ogd": 0.2},
+    ("squared", "gaussian"): {"eta_alg1": 0.01, "eta_ogd": 0.2},
+    ("smoothed_hinge", "poly2"): {"eta_alg1": 0.005, "eta_ogd": 0.2},
     ("smoothed_hinge", "gaussian"): {"eta_alg1": 0.005, "eta_ogd": 0.5},
 }
-NOISE_SD = 0.5
+NOISE_SD = 0.8
+SIGMA2 = 4.0
 D = 3
 
 
 def _kernel(name: str):
-    return PolynomialKernel(2, 1.0) if name == "poly2" else GaussianKernel(2.0)
+    return PolynomialKernel(2, 1.0) if name == "poly2" else GaussianKernel(SIGMA2)
 
 
 def make_stream(kernel_name: str, loss_name: str, T: int, seed: int):
@@ -79,7 +90,7 @@ def learning_task(loss: str, kernel: str, learner: str, T: int, seed: int) -> di
 @experiment(paper="css10", id="learning", title="Learning under noise: Algorithm 1 vs naive one-copy vs clean (CSS10 Thms 1-2)",
             quick_seeds=1, full_seeds=5)
 def learning(ctx):
-    T = ctx.scale(1500, 20000)
+    T = ctx.scale(3000, 20000)
     tasks = [{"loss": lo, "kernel": k, "learner": le, "T": T, "seed": s}
              for s in ctx.seeds for (lo, k) in SETTINGS for le in ("algorithm1", "naive", "clean")]
     df = pd.concat(ctx.map(learning_task, tasks, name="learning"), ignore_index=True)
@@ -103,12 +114,13 @@ def learning(ctx):
         ax.legend(fontsize=7)
         gap = figures[f"final_{lo}_{k}_naive"][0] - figures[f"final_{lo}_{k}_algorithm1"][0]
         figures[f"naive_minus_alg1_{lo}_{k}"] = (gap, "loss")
-        if lo == "squared":
-            claims.append(Claim(f"Algorithm 1 learns from noisy copies: its average clean squared loss is below the zero predictor's 1 ({k}; CSS10 Thm {1 if k == 'poly2' else 2})",
-                                f"final_{lo}_{k}_algorithm1", "<", 1.0))
-            if not ctx.quick and k == "poly2":
-                claims.append(Claim(f"With noise of the signal's order, Algorithm 1's average clean loss ends below the biased naive one-copy learner's ({lo}, {k}; CSS10 section 3.1)",
-                                    f"naive_minus_alg1_{lo}_{k}", ">", 0.0))
+        zero_loss = float(get_loss(lo).loss(0.0, 1.0)) if lo != "squared" else 1.0
+        figures[f"zero_predictor_{lo}"] = (zero_loss, "loss")
+        claims.append(Claim(f"Algorithm 1 learns from noisy copies: its average clean loss is below the zero predictor's {zero_loss:.3f} ({lo}, {k}; CSS10 Thm {1 if k == 'poly2' else 2})",
+                            f"final_{lo}_{k}_algorithm1", "<", zero_loss))
+        if (lo, k) == ("squared", "poly2"):
+            claims.append(Claim(f"With noise of the signal's order, Algorithm 1's average clean loss ends below the biased naive one-copy learner's ({lo}, {k}; CSS10 section 3.1)",
+                                f"naive_minus_alg1_{lo}_{k}", ">", 0.0))
     fig.tight_layout()
     ctx.save_figure(fig, "learning_curves")
     return ExperimentResult(figures=figures, claims=claims, tables={"final": pd.DataFrame(rows)})
