@@ -12,7 +12,9 @@ order of ``E||x~||^2`` as CSS10 recommends after Theorem 2, so that
 
 What it shows: Algorithm 1 learns in every setting, and where the naive
 learner's bias is large (squared loss, polynomial kernel: attenuation of the
-quadratic and linear parts) it overtakes it within a few thousand rounds.
+quadratic and linear parts) it overtakes it -- on average over seeds after
+roughly 5,000-10,000 rounds, so that comparison is claimed at paper scale
+(T = 20,000) only; under ``--quick`` (T = 3,000) the curves are shown.
 Where the naive bias is small (the smooth Gaussian-kernel target, and sign
 labels in classification) the naive learner stays ahead over these horizons:
 Algorithm 1 pays for unbiasedness with the variance of its estimates
@@ -33,7 +35,7 @@ from nolo.losses import get_loss
 from nolo.noise import GaussianNoise, Oracle
 
 SETTINGS = {
-    ("squared", "poly2"): {"eta_alg1": 0.01, "eta_ogd": 0.1},
+    ("squared", "poly2"): {"eta_alg1": 0.005, "eta_ogd": 0.1},
     ("squared", "gaussian"): {"eta_alg1": 0.01, "eta_ogd": 0.2},
     ("smoothed_hinge", "poly2"): {"eta_alg1": 0.005, "eta_ogd": 0.2},
     ("smoothed_hinge", "gaussian"): {"eta_alg1": 0.005, "eta_ogd": 0.5},
@@ -118,7 +120,7 @@ def learning(ctx):
         figures[f"zero_predictor_{lo}"] = (zero_loss, "loss")
         claims.append(Claim(f"Algorithm 1 learns from noisy copies: its average clean loss is below the zero predictor's {zero_loss:.3f} ({lo}, {k}; CSS10 Thm {1 if k == 'poly2' else 2})",
                             f"final_{lo}_{k}_algorithm1", "<", zero_loss))
-        if (lo, k) == ("squared", "poly2"):
+        if (lo, k) == ("squared", "poly2") and not ctx.quick:  # needs the paper-scale horizon (see the docstring)
             claims.append(Claim(f"With noise of the signal's order, Algorithm 1's average clean loss ends below the biased naive one-copy learner's ({lo}, {k}; CSS10 section 3.1)",
                                 f"naive_minus_alg1_{lo}_{k}", ">", 0.0))
     fig.tight_layout()
