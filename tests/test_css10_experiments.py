@@ -1,0 +1,50 @@
+"""CSS10 experiments: registration, the exact query law, and the experiment tasks on tiny sizes."""
+
+import numpy as np
+import pytest
+
+from nolo.experiments import get_experiments, load_experiment_modules
+
+
+def test_registered_ids():
+    load_experiment_modules()
+    ids = {e.id for e in get_experiments("css10")}
+    assert {"unbiasedness", "queries", "learning", "regret", "one-copy"} <= ids
+
+
+@pytest.mark.parametrize("kind,factor", [("dot", 1.0), ("gaussian", 3.0)])
+@pytest.mark.parametrize("p", [1.5, 2.0, 4.0])
+def test_exact_query_law_has_theorem_mean(kind, factor, p):
+    from nolo.experiments.css10.queries import exact_query_pmf, theorem_mean
+
+    pmf = exact_query_pmf(kind, p, qmax=2000)
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-9)
+    assert (pmf * np.arange(pmf.size)).sum() == pytest.approx(theorem_mean(kind, p), rel=1e-6)
+    assert theorem_mean(kind, p) == pytest.approx(factor * p / (p - 1) ** 2)
+
+
+def test_tasks_tiny():
+    from nolo.experiments.css10 import learning, one_copy, queries, regret, unbiasedness
+
+    r = unbiasedness.prod_task("gaussian", "switching", 50, 0)
+    assert np.isfinite(r["z_clean"][0]) and r["target"][0] > 0
+    g = unbiasedness.grad_task("smoothed_hinge", -1.0, 50, 0)
+    assert np.isfinite(g["z"][0])
+    q = queries.queries_task("gaussian", 2.0, 50, 0)
+    assert q["queries"].shape == (50,) and q["queries"].min() >= 0
+    lc = learning.learning_task("squared", "poly2", "algorithm1", 60, 0)
+    assert np.all(np.isfinite(lc["avg_clean_loss"]))
+    rg = regret.regret_task("naive", 1000, 0)
+    assert list(rg["T"]) == [500, 1000] and np.all(np.isfinite(rg["regret"]))
+
+
+def test_one_copy_worlds_single_copies_identically_distributed():
+    from nolo.experiments.css10.one_copy import ExactOracle, TwoPointOracle, one_copy_task
+
+    rng = np.random.default_rng(0)
+    b = np.concatenate([TwoPointOracle(1.0, rng).query(1)[:, 0] for _ in range(4000)])
+    a = np.concatenate([ExactOracle(rng.choice([3.0, -1.0])).query(1)[:, 0] for _ in range(4000)])
+    assert set(np.unique(a)) == set(np.unique(b)) == {-1.0, 3.0}
+    assert abs(np.mean(a == 3.0) - np.mean(b == 3.0)) < 0.05
+    r = one_copy_task("B", "one-copy", 3000, 0)
+    assert r["avg_regret"][-1] > 0.3  # stuck near w = 0.2 while the best is w = 1
