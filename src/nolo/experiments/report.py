@@ -164,6 +164,7 @@ th { background: #f2f2f2; }
 td.holds { color: #0a6b1f; font-weight: bold; } td.fails { color: #b00020; font-weight: bold; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0.5em 0.5em 0; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; }
+div.scroll { max-width: 100%; overflow-x: auto; }
 """
 
 
@@ -172,7 +173,8 @@ def _h(s) -> str:
 
 
 def _html_table(header, rows, verdict_col: int | None = None) -> str:
-    out = ["<table><thead><tr>" + "".join(f"<th>{_h(c)}</th>" for c in header) + "</tr></thead><tbody>"]
+    out = ['<div class="scroll"><table><thead><tr>' + "".join(f"<th>{_h(c)}</th>" for c in header)
+           + "</tr></thead><tbody>"]
     for r in rows:
         cells = []
         for i, c in enumerate(r):
@@ -181,7 +183,7 @@ def _html_table(header, rows, verdict_col: int | None = None) -> str:
                 cls = ' class="holds"' if c == "holds" else ' class="fails"'
             cells.append(f"<td{cls}>{_h(c)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "\n".join(out)
 
 
