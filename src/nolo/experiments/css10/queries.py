@@ -32,7 +32,7 @@ P_VALUES = (1.5, 2.0, 4.0)
 
 def _geom_pmf(p: float, qmax: int) -> np.ndarray:
     n = np.arange(qmax + 1)
-    return (p - 1.0) / p ** (n + 1.0)
+    return np.exp(math.log(p - 1.0) - (n + 1.0) * math.log(p))
 
 
 def exact_query_pmf(kind: str, p: float, qmax: int = 400) -> np.ndarray:
