@@ -150,8 +150,12 @@ class ClassificationBandit:
         return self.channel.transmit(truth, self.rng)
 
     # -- whole stream ---------------------------------------------------------------------
-    def run(self, learner, n_rounds: int, checkpoints=None) -> StreamResult:
-        """Play ``n_rounds`` rounds with ``learner`` in the compiled loop; returns a :class:`StreamResult`."""
+    def run(self, learner, n_rounds: int, checkpoints=None, log: bool = False) -> StreamResult:
+        """Play ``n_rounds`` rounds with ``learner`` in the compiled loop; returns a :class:`StreamResult`.
+
+        ``log=True`` also returns every round's (example index, played label, noisy feedback) in
+        ``result.extra["log"]`` -- O(n_rounds) memory, opt-in (a click log for NREst).
+        """
         n_rounds = check_int(n_rounds, "n_rounds", low=1)
         if checkpoints is None:
             checkpoints = log_checkpoints(n_rounds)
@@ -171,12 +175,18 @@ class ClassificationBandit:
         counters = np.zeros(4, dtype=np.int64)
         order = ORDERS[self.order]
         segment = getattr(learner, "_segment_length", None)
+        if log and segment is not None:
+            raise ParameterError(f"log=True is not available for {type(learner).__name__} (it keeps its own block log)")
         t0 = time.perf_counter()
         extra0 = learner._run_extras() if hasattr(learner, "_run_extras") else {}
         done = 0
         while done < n_rounds:
             n = n_rounds - done if segment is None else segment(n_rounds - done)
             if segment is not None:
+                log_i = np.empty(n, dtype=np.int64)
+                log_p = np.empty(n, dtype=np.int64)
+                log_f = np.empty(n, dtype=np.int64)
+            elif log:
                 log_i = np.empty(n, dtype=np.int64)
                 log_p = np.empty(n, dtype=np.int64)
                 log_f = np.empty(n, dtype=np.int64)
@@ -203,10 +213,13 @@ class ClassificationBandit:
         if hasattr(learner, "_run_extras"):
             extra1 = learner._run_extras()
             extra = {k: extra1[k] - extra0.get(k, 0.0) for k in extra1}
+        if log:
+            extra["log"] = {"index": log_i, "played": log_p, "feedback": log_f}
         return StreamResult(cps, out_p, out_g, n_rounds, seconds, extra)
 
 
 def run_stream(learner, X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0.0, order: str = "replace",
-               seed=None, checkpoints=None) -> StreamResult:
+               seed=None, checkpoints=None, log: bool = False) -> StreamResult:
     """Play ``n_rounds`` rounds of ``ClassificationBandit(X, y, rho0, rho1, order, seed)`` with ``learner``, compiled."""
-    return ClassificationBandit(X, y, rho0=rho0, rho1=rho1, order=order, seed=seed).run(learner, n_rounds, checkpoints)
+    env = ClassificationBandit(X, y, rho0=rho0, rho1=rho1, order=order, seed=seed)
+    return env.run(learner, n_rounds, checkpoints, log=log)
