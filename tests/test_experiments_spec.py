@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
+
 import pytest
 
 from nolo.experiments.demo import demo_spec
@@ -142,3 +144,43 @@ def test_the_cli_reports_spec_errors_before_running(tmp_path, base):
     assert res.exit_code == 2
     assert "learners[0].params.eta0: eta0 must be a real number > 0" in res.output
     assert not out.exists()
+
+
+def _ogd_spec(constraint):
+    return {
+        "name": "ogd", "protocol": "full_information", "rounds": 50, "record_every": 10, "loss": "logistic",
+        "regret": {"radius": 2.0},
+        "environment": {"generator": "linear_classification", "params": {"d": 3}},
+        "learners": [{"name": "ogd", "class": "nolo.oco.ProjectedOGD",
+                      "params": {"loss": "logistic", "step": 0.5, "constraint": constraint}}],
+    }
+
+
+def test_nested_components_are_built_and_round_trip(tmp_path):
+    from nolo.experiments.runner import run_learner
+    from nolo.oco.projections import L2Ball
+
+    spec = ExperimentSpec.from_dict(_ogd_spec({"class": "nolo.oco.L2Ball", "params": {"radius": 2.0}}))
+    assert ExperimentSpec.from_file(spec.to_file(tmp_path / "o.toml")) == spec
+    model_params = spec.learners[0].params
+    assert model_params["constraint"] == {"class": "nolo.oco.L2Ball", "params": {"radius": 2.0}}
+    from nolo.experiments.spec import build_params
+
+    built = build_params(model_params)
+    assert isinstance(built["constraint"], L2Ball) and built["constraint"].radius == 2.0
+    frame = run_learner(spec, "ogd", 0).frame
+    assert frame["t"].tolist() == [10, 20, 30, 40, 50] and np.isfinite(frame["regret"]).all()
+
+
+@pytest.mark.parametrize("constraint,path,words", [
+    ({"class": "nolo.oco.L2Bal", "params": {"radius": 2.0}}, "learners[0].params.constraint.class", ["unknown class"]),
+    ({"class": "L2Ball", "params": {"radius": -2.0}}, "learners[0].params.constraint.params.radius",
+     ["radius must be a real number > 0"]),
+    ({"class": "L2Ball", "params": {"radiuss": 2.0}}, "learners[0].params.constraint.params.radiuss",
+     ["unknown parameter of L2Ball", "allowed: radius"]),
+])
+def test_nested_component_errors_name_the_nested_field(constraint, path, words):
+    errors, _ = _errors(_ogd_spec(constraint))
+    assert path in errors, errors
+    for w in words:
+        assert w in errors[path]

@@ -35,7 +35,7 @@ import pandas as pd
 
 from nolo.exceptions import ParameterError
 from nolo.experiments.environments import make_stream
-from nolo.experiments.spec import ExperimentSpec, resolve_class
+from nolo.experiments.spec import ExperimentSpec, build_params, resolve_class
 from nolo.random import spawn
 
 __all__ = ["RunResult", "run_learner", "record_points", "TIMING_COLUMNS"]
@@ -70,7 +70,7 @@ def _build_learner(spec: ExperimentSpec, name: str, seed: int):
         raise ParameterError(f"learner must be one of {', '.join(lr.name for lr in spec.learners)}, got {name!r}")
     lr = matches[0]
     cls = resolve_class(lr.cls, "learner")
-    params = dict(lr.params)
+    params = build_params(lr.params)
     if "seed" in cls().get_params(deep=False) and params.get("seed") is None:
         params["seed"] = _learner_seed(seed)
     return cls(**params)

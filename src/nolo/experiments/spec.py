@@ -58,6 +58,7 @@ DEFAULT_MODULES = {
                 "nolo.experiments.demo"),
     "noise": ("nolo.noise",),
     "feedback": ("nolo.noise",),
+    "component": ("nolo.oco", "nolo.losses", "nolo.noise", "nolo.kernels", "nolo.estimators"),
 }
 
 
@@ -316,7 +317,7 @@ class ExperimentSpec(_Model):
                 errors.extend(_check_component(comp, role, where))
         for i, lr in enumerate(self.learners):
             errors.extend(_check_component(lr, "learner", f"learners[{i}]", protocol=self.protocol))
-        for key, values in self.grid.items():
+        for key, values in (self.grid.items() if not errors else ()):  # grid values only on a sound base
             for j, value in enumerate(values):
                 try:
                     variant = _set_path(self.to_dict(), key, value)
@@ -332,7 +333,7 @@ class ExperimentSpec(_Model):
         return errors
 
     def build_component(self, comp: ComponentSpec, role: str) -> Configurable:
-        return resolve_class(comp.cls, role)(**comp.params)
+        return resolve_class(comp.cls, role)(**build_params(comp.params))
 
     def settings(self) -> list[tuple[str, "ExperimentSpec"]]:
         """The grid's cross product: ``(label, concrete spec without grid)``; one ``("default", spec)`` without grid."""
@@ -423,6 +424,55 @@ def resolve_class(name: str, role: str) -> type:
     )
 
 
+def _is_nested_component(value: Any) -> bool:
+    return isinstance(value, dict) and "class" in value and set(value) <= {"class", "params"}
+
+
+class NestedComponentError(ParameterError):
+    """A nested component of a spec is invalid: ``path`` is its field path, ``message`` what is wrong."""
+
+    def __init__(self, path: str, message: str):
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}")
+
+
+def build_params(params: dict, where: str = "params") -> dict:
+    """``params`` with every nested ``{"class": ..., "params": {...}}`` built into its Configurable object
+    (recursively; in lists too).  Raises :class:`NestedComponentError` naming the nested field."""
+    import inspect
+
+    def build(value, path):
+        if _is_nested_component(value):
+            inner = value.get("params", {})
+            if not isinstance(inner, dict):
+                raise NestedComponentError(f"{path}.params", f"must be a mapping of parameters, got {inner!r}")
+            try:
+                cls = resolve_class(str(value["class"]), "component")
+            except ParameterError as exc:
+                raise NestedComponentError(f"{path}.class", _clean(exc)) from None
+            allowed = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+            for key in inner:
+                if key not in allowed:
+                    raise NestedComponentError(f"{path}.params.{key}", f"unknown parameter of {cls.__name__}; "
+                                                                       f"allowed: {', '.join(allowed) or 'none'}")
+            try:
+                obj = cls(**build_params(inner, f"{path}.params"))
+                validate = getattr(obj, "validate", None)
+                if callable(validate):
+                    validate()
+            except NestedComponentError:
+                raise
+            except (ParameterError, TypeError, ValueError) as exc:
+                raise NestedComponentError(_param_path(f"{path}.params", inner, exc), _clean(exc)) from None
+            return obj
+        if isinstance(value, list):
+            return [build(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return value
+
+    return {k: build(v, f"{where}.{k}") for k, v in params.items()}
+
+
 def _check_component(comp: ComponentSpec, role: str, where: str, protocol: str | None = None):
     errors = []
     try:
@@ -452,7 +502,11 @@ def _check_component(comp: ComponentSpec, role: str, where: str, protocol: str |
     if errors:
         return errors
     try:
-        obj = cls(**comp.params)
+        built = build_params(comp.params, f"{where}.params")
+    except NestedComponentError as exc:
+        return [(exc.path, exc.message)]
+    try:
+        obj = cls(**built)
         if role == "learner":
             obj._validate_params()
         elif hasattr(obj, "validate"):
