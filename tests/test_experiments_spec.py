@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-
 import pytest
 
 from nolo.experiments.demo import demo_spec
