@@ -10,8 +10,10 @@
 * :class:`FeatureEstimate` -- the data structure ``Psi~(x)``;
 * :func:`grad_length_estimate` -- CSS10 Subroutine 1 with erratum E1 corrected.
 
-Other modules of this folder add further kernels (the CSS11 surrogate
-kernels); they derive from :class:`Kernel`.
+The CSS11 surrogate kernel pairs (``k`` for prediction, ``k_hat`` for
+training on noisy points) live in :mod:`nolo.kernels.surrogate`
+(:class:`GaussianSurrogateKernel`, eq. (5)) and :mod:`nolo.kernels.radial`
+(:class:`RadialKernelApproximation`, appendix E) and are re-exported here.
 """
 
 from nolo.kernels.base import Kernel, NoisyFeatureKernel
@@ -19,6 +21,8 @@ from nolo.kernels.dot_product import DotProductKernel, ExponentialKernel, Linear
 from nolo.kernels.estimates import FeatureEstimate
 from nolo.kernels.gaussian import GaussianKernel
 from nolo.kernels.grad_length import GradLength, grad_length_estimate
+from nolo.kernels.radial import RadialKernelApproximation
+from nolo.kernels.surrogate import GaussianSurrogateKernel, SurrogateKernelPair
 
 __all__ = [
     "Kernel",
@@ -32,6 +36,9 @@ __all__ = [
     "GradLength",
     "grad_length_estimate",
     "get_kernel",
+    "SurrogateKernelPair",
+    "GaussianSurrogateKernel",
+    "RadialKernelApproximation",
 ]
 
 _BY_NAME = {
