@@ -217,3 +217,38 @@ def test_algorithm1_learns_polynomial_regression():
     assert mse(L) < 0.4 * np.var(yt)
     assert mse(C) < 0.1 * np.var(yt)
     assert N.t_ == 2000
+
+
+def test_baselines_hand_worked_first_rounds():
+    x, y, eta = np.array([1.0, 2.0]), 0.5, 0.1
+    k = PolynomialKernel(2, 1.0)
+    n = NaiveKernelOGD(k, "squared", eta=eta).learn(Oracle(x, ZeroNoise(), 0), y)
+    c = CleanKernelOGD(k, "squared", eta=eta).learn(x, y)
+    xp = np.array([0.5, -1.0])
+    expected = eta * 2 * y * (1 + x @ xp) ** 2  # alpha_1 = -eta * 2(0 - y), prediction alpha_1 k(x, x')
+    assert n.predict(xp[None])[0] == pytest.approx(expected)
+    assert c.predict(xp[None])[0] == pytest.approx(expected)
+    two = TwoCopyLinearRegressor(eta=eta).learn(Oracle(x, ZeroNoise(), 0), y)
+    assert np.allclose(two.w_, 2 * eta * y * x)
+    lin = NaiveLinearOGD("logistic", eta=eta).learn(Oracle(x, ZeroNoise(), 0), -1.0)
+    assert np.allclose(lin.w_, -eta * float(get_loss("logistic").grad_margin(0.0, -1.0)) * x)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: NaiveKernelOGD(GaussianKernel(2.0), "squared", B_w=1.0, eta=0.1),
+    lambda: TwoCopyLinearRegressor(B_w=1.0, eta=0.1),
+])
+def test_baselines_persistence_resume(tmp_path, make):
+    X, y, noise, _ = _stream(80)
+
+    def run(split):
+        rng = np.random.default_rng(4)
+        L = make()
+        for t in range(80):
+            if t == split:
+                L.save(tmp_path / "b.npz")
+                L = Learner.load(tmp_path / "b.npz")
+            L.learn(Oracle(X[t], noise, rng), y[t])
+        return L.predict(X[:10])
+
+    assert np.array_equal(run(-1), run(40))
