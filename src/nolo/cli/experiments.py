@@ -90,21 +90,19 @@ def reproduce(paper, quick, out, jobs, backend, scheduler, strict):
         raise click.UsageError(str(exc)) from None
     rows = []
     for o in rep.outcomes:
+        key = f"{o.experiment.paper}/{o.experiment.id}"
         if o.error:
-            rows.append((f"{o.experiment.paper}/{o.experiment.id}", "ERROR", "", f"{o.seconds:.1f}"))
+            rows.append((key, "ERROR", f"{o.seconds:.1f}", []))
             continue
-        for c, h in o.verdicts:
-            f = o.result.figures[c.figure]
-            rows.append((f"{o.experiment.paper}/{o.experiment.id}", "holds" if h else "FAILS",
-                         f"{c.figure} = {fmt_number(f.value)} {c.op} {fmt_number(c.threshold)}",
-                         f"{o.seconds:.1f}"))
-        if not o.verdicts:
-            rows.append((f"{o.experiment.paper}/{o.experiment.id}", "-", "(no claims)", f"{o.seconds:.1f}"))
+        failing = [f"{c.figure} = {fmt_number(o.result.figures[c.figure].value)}, required {c.op} "
+                   f"{fmt_number(c.threshold)}" for c, h in o.verdicts if not h]
+        rows.append((key, f"{sum(h for _, h in o.verdicts)}/{len(o.verdicts)}", f"{o.seconds:.1f}", failing))
     w0 = max([len(r[0]) for r in rows] + [10])
-    w2 = max([len(r[2]) for r in rows] + [5])
-    click.echo(f"{'experiment':<{w0}}  {'verdict':<7}  {'claim':<{w2}}  seconds")
-    for r in rows:
-        click.echo(f"{r[0]:<{w0}}  {r[1]:<7}  {r[2]:<{w2}}  {r[3]}")
+    click.echo(f"{'experiment':<{w0}}  {'claims':>7}  {'seconds':>7}")
+    for key, claims, seconds, failing in rows:
+        click.echo(f"{key:<{w0}}  {claims:>7}  {seconds:>7}")
+        for f in failing:
+            click.echo(f"{'':<{w0}}    FAILS: {f}")
     held = sum(h for o in rep.outcomes for _, h in o.verdicts)
     total = sum(len(o.verdicts) for o in rep.outcomes)
     click.echo(f"{held}/{total} claims hold; report: {rep.out / 'report.html'}; summary: {rep.out / 'summary.json'}")
