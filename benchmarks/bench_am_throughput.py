@@ -1,0 +1,182 @@
+"""Throughput of the AM bandit learners: compiled whole-stream loop vs the obvious NumPy per-round loop.
+
+Measured in one run (so the ratios share the machine's load):
+
+* rounds/s of Banditron and RCNBF, compiled (``nolo.learners.bandit.run_stream``) vs a plain
+  NumPy per-round loop, on MNIST (d=784, K=10; the real test set when ../shared/datasets has it,
+  else random data of that shape), SynSep (d=400, K=9: dense float64, dense float32, CSR),
+  USPS-like (d=256, K=10) and digits (d=64, K=10);
+* SOBA's time per round relative to Banditron's (target: within 3x);
+* RCINE with NREst refits every 50,000 rounds vs RCNBF over a 10^6-round MNIST run (target:
+  >= 30 % of RCNBF's throughput), and the share of RCINE's time spent in NREst;
+* optionally Vowpal Wabbit's ``--cbify`` on the same stream (``pip install vowpalwabbit``; skipped
+  when absent), learning pass timed alone, features named ``f<j>`` (with bare integer names its
+  default cbify does not learn), with its progressive error beside ours.
+
+Usage: ``python benchmarks/bench_am_throughput.py [--rounds 1000000] [--quick]``.  Prints a
+markdown table; the figures measured here are recorded in docs/benchmarks-am.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from nolo.learners.bandit import RCINE, RCNBF, SOBA, Banditron, run_stream
+
+
+def numpy_loop(X, y, T, gamma, rho0, rho1, seed, correct=True):
+    """The obvious per-round Python/NumPy implementation of Banditron (correct=False) / RCNBF (correct=True)."""
+    rng = np.random.default_rng(seed)
+    n, d = X.shape
+    K = int(y.max()) + 1
+    W = np.zeros((K, d))
+    beta = 1.0 - rho0 - rho1
+    mistakes = 0
+    t0 = time.perf_counter()
+    for _ in range(T):
+        i = rng.integers(n)
+        x = X[i]
+        yhat = int(np.argmax(W @ x))
+        P = np.full(K, gamma / K)
+        P[yhat] += 1.0 - gamma
+        played = int(rng.choice(K, p=P))
+        truth = played == y[i]
+        mistakes += not truth
+        u = rng.random()
+        fb = (u >= rho1) if truth else (u < rho0)
+        h = (fb - rho0) / beta if correct else float(fb)
+        W[played] += x * (h / P[played])
+        W[yhat] -= x
+    return T / (time.perf_counter() - t0), mistakes / T
+
+
+def compiled(cls, X, y, T, seed=0, **kw):
+    K = int(y.max()) + 1
+    run_stream(cls(n_classes=K, seed=seed, **kw), X[:50], y[:50], 200)  # compile / load the cache outside the timing
+    m = cls(n_classes=K, seed=seed, **kw)
+    r = run_stream(m, X, y, T, kw.get("rho0", 0.0), kw.get("rho1", 0.0), seed=seed + 1, checkpoints=[T])
+    return r.rounds_per_second, float(r.error_rate[-1]), r
+
+
+def datasets(quick: bool):
+    from nolo.datasets import load_dataset
+
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            out["MNIST d=784"] = load_dataset("mnist")
+        except FileNotFoundError:
+            rng = np.random.default_rng(0)
+            X = rng.random((10_000, 784))
+            out["MNIST-like d=784 (random)"] = (X / np.linalg.norm(X, axis=1, keepdims=True), rng.integers(10, size=10_000))
+        Xs, ys = load_dataset("synsep", normalize=None, n_samples=20_000 if quick else 100_000, seed=2008)
+        out["SynSep d=400 f64"] = (Xs, ys)
+        out["SynSep d=400 f32"] = (Xs.astype(np.float32), ys)
+        out["SynSep d=400 CSR"] = (sp.csr_matrix(Xs), ys)
+        try:
+            out["USPS d=256"] = load_dataset("usps")
+        except FileNotFoundError:
+            rng = np.random.default_rng(1)
+            out["USPS-like d=256 (random)"] = (rng.random((9_298, 256)), rng.integers(10, size=9_298))
+        out["digits d=64"] = load_dataset("digits")
+    return out
+
+
+def vw_cbify(X, y, T, K, rho0, rho1, seed=0):
+    """Vowpal Wabbit --cbify K --epsilon 0.05 over the same kind of stream (with-replacement draws, flipped costs)."""
+    try:
+        import vowpalwabbit
+    except ImportError:
+        return None
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(X.shape[0], size=T)
+    Xd = X.toarray() if sp.issparse(X) else X
+    with tempfile.NamedTemporaryFile("w", suffix=".vw", delete=False) as fh:
+        path = fh.name
+        for i in idx:
+            nz = np.flatnonzero(Xd[i])
+            fh.write(f"{int(y[i]) + 1} | " + " ".join(f"f{j}:{Xd[i, j]:.6g}" for j in nz) + "\n")
+    try:
+        t0 = time.perf_counter()  # the learning pass over the file runs inside the Workspace constructor
+        ws = vowpalwabbit.Workspace(f"--cbify {K} --epsilon 0.05 -d {path} --quiet --random_seed {seed}")
+        secs = time.perf_counter() - t0
+        err = float(ws.get_sum_loss() / max(ws.get_weighted_examples(), 1))
+        ws.finish()
+    finally:
+        os.unlink(path)
+    return T / secs, err
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=1_000_000, help="rounds per compiled run")
+    ap.add_argument("--numpy-rounds", type=int, default=20_000, help="rounds of the NumPy per-round loop")
+    ap.add_argument("--quick", action="store_true", help="10^5 compiled rounds, 5,000 NumPy rounds, RCINE over 2x10^5")
+    args = ap.parse_args(argv)
+    T = 100_000 if args.quick else args.rounds
+    Tn = 5_000 if args.quick else args.numpy_rounds
+    gamma, rho = 0.05, (0.0, 0.0)
+    print(f"# AM throughput (rounds/s), gamma = epsilon = {gamma}, compiled T = {T:,}, NumPy loop T = {Tn:,}\n")
+    print("| data | learner | compiled | NumPy loop | compiled / NumPy | final error (compiled) |")
+    print("|---|---|---|---|---|---|")
+    data = datasets(args.quick)
+    soba_ratio = {}
+    for name, (X, y) in data.items():
+        dtype = "float32" if "f32" in name else "float64"
+        for cls, correct in ((Banditron, False), (RCNBF, True)):
+            rps, err, _ = compiled(cls, X, y, T, gamma=gamma, dtype=dtype)
+            if sp.issparse(X) or "f32" in name:
+                ratio, nps = "", ""
+            else:
+                nps, _ = numpy_loop(X, y, Tn, gamma, *rho, seed=0, correct=correct)
+                ratio = f"{rps / nps:.0f}x"
+                nps = f"{nps:,.0f}"
+            print(f"| {name} | {cls.__name__} | {rps:,.0f} | {nps} | {ratio} | {err:.3f} |")
+        if "f32" not in name and not sp.issparse(X):
+            b, _, _ = compiled(Banditron, X, y, T, gamma=gamma)
+            s, err, _ = compiled(SOBA, X, y, T, gamma=gamma)
+            soba_ratio[name] = b / s
+    print("\n| data | SOBA time per round / Banditron's |\n|---|---|")
+    for name, r in soba_ratio.items():
+        print(f"| {name} | {r:.2f} |")
+
+    # RCINE vs RCNBF on MNIST, refits every 50,000 rounds
+    name = next(k for k in data if k.startswith("MNIST"))
+    X, y = data[name]
+    TR = 200_000 if args.quick else 1_000_000
+    m = RCINE(n_classes=10, gamma=gamma, refit_every=50_000, seed=0)  # default NREst and reservoir
+    run_stream(RCINE(n_classes=10, gamma=gamma, refit_every=100, reservoir_size=50, seed=0), X, y, 300)  # imports
+    r_ine = run_stream(m, X, y, TR, 0.2, 0.2, seed=1, checkpoints=[TR])
+    r_nbf = run_stream(RCNBF(n_classes=10, gamma=gamma, rho0=0.2, rho1=0.2, seed=0), X, y, TR, 0.2, 0.2, seed=1,
+                       checkpoints=[TR])
+    share = r_ine.extra["nrest_seconds"] / r_ine.seconds
+    print(f"\nRCINE vs RCNBF, {name}, rho = (0.2, 0.2), {TR:,} rounds, NREst every 50,000 rounds "
+          f"(RCINE defaults: NREst MLP (32,), 5 epochs, warm start, 2,000-round reservoir):")
+    print(f"  RCNBF {r_nbf.rounds_per_second:,.0f} rounds/s; RCINE {r_ine.rounds_per_second:,.0f} rounds/s "
+          f"= {r_ine.rounds_per_second / r_nbf.rounds_per_second:.0%} of RCNBF; NREst share of RCINE's time {share:.0%}; "
+          f"final errors RCINE {r_ine.error_rate[-1]:.3f}, RCNBF {r_nbf.error_rate[-1]:.3f}; "
+          f"last estimate {np.round(m.estimates_[-1], 3).tolist()}")
+
+    # Vowpal Wabbit (optional)
+    name = "SynSep d=400 f64"
+    X, y = data[name]
+    for rho in ((0.0, 0.0),):
+        res = vw_cbify(X, y, min(T, 100_000), 9, *rho)
+        if res is None:
+            print("\nVowpal Wabbit: not installed (pip install vowpalwabbit) -- skipped")
+            break
+        ours, err, _ = compiled(Banditron, X, y, min(T, 100_000), gamma=gamma)
+        print(f"\nVowpal Wabbit --cbify 9 --epsilon 0.05 on {name}, {min(T, 100_000):,} rounds: {res[0]:,.0f} rounds/s "
+              f"(learning pass alone), progressive error {res[1]:.3f}; Banditron compiled {ours:,.0f} rounds/s, error {err:.3f}")
+
+
+if __name__ == "__main__":
+    main()
