@@ -116,8 +116,11 @@ def queries(ctx):
             figures[f"mean_queries_{key}"] = (float(qv.mean()), "copies/round")
             figures[f"theorem_queries_{key}"] = (th, "copies/round")
             m = min(40, pmf.size)
-            axes[0 if kind == "dot" else 1].semilogy(qs[:m], np.maximum(emp[:m], 1e-6), "o", ms=3, label=f"measured p={p:g}")
-            axes[0 if kind == "dot" else 1].semilogy(qs[:m], tail[:m], ls, label=f"exact p={p:g}")
+            ax = axes[0 if kind == "dot" else 1]
+            color = f"C{P_VALUES.index(p)}"
+            seen = emp[:m] > 0
+            ax.semilogy(qs[:m][seen], emp[:m][seen], "o", ms=3, color=color, label=f"measured p={p:g}")
+            ax.semilogy(qs[:m], tail[:m], ls, color=color, label=f"exact p={p:g}")
     for ax, title in zip(axes[:2], ("dot-product kernel (Thm 1)", "Gaussian kernel (Thm 2)")):
         ax.set_xlabel("q (copies in one round)")
         ax.set_ylabel("P(Q >= q)")
