@@ -38,6 +38,8 @@ def test_plan_has_deterministic_distinct_ids():
     b = plan_sweep(_spec())
     assert [t["run_id"] for t in a] == [t["run_id"] for t in b]
     assert len({t["run_id"] for t in a}) == 10
+    fewer = plan_sweep(_spec(seeds=(0, 1)))  # adding seeds to a spec reuses the runs already made
+    assert {t["run_id"] for t in fewer} < {t["run_id"] for t in a}
     other = plan_sweep(demo_spec(rounds=1501, record_every=50).model_copy(update={"seeds": [0, 1, 2, 3, 4]}))
     assert not {t["run_id"] for t in a} & {t["run_id"] for t in other}
 

@@ -40,8 +40,13 @@ def _hash(obj: Any) -> str:
 
 
 def run_id_for(spec: ExperimentSpec, learner: str, seed: int) -> str:
-    """The deterministic id of the run of ``learner`` on concrete ``spec`` with ``seed``."""
-    return _hash({"spec": json.loads(spec.canonical_json()), "learner": learner, "seed": int(seed)})
+    """The deterministic id of the run of ``learner`` on concrete ``spec`` with ``seed``.
+
+    The spec's ``seeds`` list is not part of it: adding seeds to a spec reuses the runs already made.
+    """
+    data = json.loads(spec.canonical_json())
+    data.pop("seeds", None)
+    return _hash({"spec": data, "learner": learner, "seed": int(seed)})
 
 
 def plan_sweep(specs, seeds: Iterable[int] | None = None) -> list[dict]:
