@@ -44,7 +44,8 @@ def test_plan_has_deterministic_distinct_ids():
     assert not {t["run_id"] for t in a} & {t["run_id"] for t in other}
 
 
-def test_killed_sweep_resumes_to_identical_results(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["kill", "ctrl-c"])
+def test_killed_sweep_resumes_to_identical_results(tmp_path, sig):
     spec = _spec()
     spec_file = spec.to_file(tmp_path / "sweep.yaml")
     out = tmp_path / "killed"
@@ -60,9 +61,14 @@ def test_killed_sweep_resumes_to_identical_results(tmp_path):
             time.sleep(0.02)
     finally:
         if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    assert proc.returncode == -signal.SIGKILL, f"the sweep finished before it could be killed: {proc.stderr.read()}"
+            os.killpg(proc.pid, sig)
+        proc.wait(timeout=60)
+    stderr = proc.stderr.read().decode(errors="replace")
+    assert proc.returncode != 0, f"the sweep finished before it could be interrupted: {stderr}"
+    if sig == signal.SIGKILL:
+        assert proc.returncode == -signal.SIGKILL
+    else:
+        assert "Traceback" not in stderr or "KeyboardInterrupt" in stderr
     done = {p.name: p.stat().st_mtime_ns for p in runs.glob("*.parquet")}
     assert 2 <= len(done) < 10
     for p in runs.glob("*.parquet"):
