@@ -24,7 +24,7 @@ def test_exact_query_law_has_theorem_mean(kind, factor, p):
 
 
 def test_tasks_tiny():
-    from nolo.experiments.css10 import learning, one_copy, queries, regret, unbiasedness
+    from nolo.experiments.css10 import learning, queries, regret, unbiasedness
 
     r = unbiasedness.prod_task("gaussian", "switching", 50, 0)
     assert np.isfinite(r["z_clean"][0]) and r["target"][0] > 0

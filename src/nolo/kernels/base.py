@@ -17,7 +17,6 @@ The feature estimate itself is a :class:`nolo.kernels.estimates.FeatureEstimate`
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -220,6 +219,3 @@ def oracle_dim(oracle) -> int:
         return int(np.asarray(x).shape[-1])
     raise ParameterError("oracle must expose its dimension as .d (or .n_features)")
 
-
-def log_factorial(n: int) -> float:
-    return math.lgamma(n + 1)

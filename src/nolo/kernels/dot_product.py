@@ -14,7 +14,6 @@ inhomogeneous, any degree), :class:`ExponentialKernel`.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 

@@ -13,8 +13,6 @@ with erratum E1) against ``y l'(y <w, Psi(x)>)`` (classification) or
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from nolo.exceptions import NumericalError, ParameterError
+from nolo.exceptions import NumericalError
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.kernel._common import check_bound, check_label, check_oracle, resolve_loss, step_rule
 

@@ -18,8 +18,7 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_scalar
-from nolo.exceptions import NumericalError, ParameterError
+from nolo.exceptions import NumericalError
 from nolo.kernels.base import Kernel
 from nolo.learners.base import FullInformationLearner, NoisyInputLearner
 from nolo.learners.kernel._common import check_bound, check_label, check_oracle, resolve_kernel, resolve_loss, step_rule
