@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -199,3 +201,30 @@ def test_target_noise_reaches_the_learner_but_not_the_clean_loss():
     expected = [add_target_noise(0.5, GaussianNoise(std=1.0), rng, round=t) for t in range(50)]
     np.testing.assert_allclose(model.targets_, expected)
     assert np.std(model.targets_) > 0.5
+
+
+def test_progress_bars_only_on_a_terminal_and_never_under_ci(monkeypatch):
+    import sys
+
+    from nolo.experiments.context import progress, progress_enabled
+
+    class Tty:
+        def isatty(self):
+            return True
+
+        def write(self, s):
+            return len(s)
+
+        def flush(self):
+            pass
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(sys, "stderr", Tty())
+    assert progress_enabled()
+    assert not progress(total=3).disable
+    monkeypatch.setenv("CI", "true")
+    assert not progress_enabled()
+    assert progress(total=3).disable
+    monkeypatch.delenv("CI")
+    monkeypatch.setattr(sys, "stderr", open(os.devnull, "w"))
+    assert not progress_enabled()
