@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import io
 
 import numpy as np
 import pytest
@@ -226,5 +226,5 @@ def test_progress_bars_only_on_a_terminal_and_never_under_ci(monkeypatch):
     assert not progress_enabled()
     assert progress(total=3).disable
     monkeypatch.delenv("CI")
-    monkeypatch.setattr(sys, "stderr", open(os.devnull, "w"))
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert not progress_enabled()
