@@ -18,7 +18,7 @@ from nolo.experiments.sweep import run_sweep
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=20000)
+    ap.add_argument("--rounds", type=int, default=50000)
     args = ap.parse_args()
     spec = demo_spec(rounds=args.rounds, record_every=100)
     spec = spec.model_copy(update={"learners": spec.learners[:1], "seeds": list(range(8))})
