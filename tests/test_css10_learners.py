@@ -252,3 +252,26 @@ def test_baselines_persistence_resume(tmp_path, make):
         return L.predict(X[:10])
 
     assert np.array_equal(run(-1), run(40))
+
+
+def test_degree_buckets_rebase_and_log_fallback():
+    from nolo.learners.kernel._support import DegreeBuckets, bucket_dot, bucket_dot_clean
+
+    copies, coef = [np.zeros((4, 0, 2))], [np.zeros(4)]
+    shift, count = np.zeros(1), np.zeros(1, dtype=np.int64)
+    shift, count = DegreeBuckets.ensure_degree(copies, coef, shift, count, 1, 2)
+    terms = [(np.array([[1.0, 0.0]]), 1.0, 0.0), (np.array([[0.0, 1.0]]), -1.0, 400.0), (np.array([[1.0, 1.0]]), 1.0, 5.0)]
+    for c, s, lg in terms * 3:  # 9 appends: forces growth (capacity 4 -> 8 -> 16) and one rebase (+400)
+        DegreeBuckets.append(copies, coef, shift, count, 1, c, s, lg)
+    assert count[1] == 9 and copies[1].shape[0] >= 9 and shift[1] == 400.0
+    v = np.array([[2.0, 3.0]])
+    s, lg = bucket_dot(copies[1], coef[1], int(count[1]), v)
+    # sum = 3 * (e^0 * 2 - e^400 * 3 + e^5 * 5), dominated by -3 * 3 e^400
+    assert s == -1.0 and lg + shift[1] == pytest.approx(400 + math.log(9.0), rel=1e-12)
+    # a bucket whose float sum overflows takes the log-space path
+    big = [np.zeros((2, 1, 1))]
+    big[0][:, 0, 0] = 1e300
+    s2, lg2 = bucket_dot(big[0], np.array([1.0, 1.0]), 2, np.array([[1e300]]))
+    assert s2 == 1.0 and lg2 == pytest.approx(math.log(2.0) + 600 * math.log(10.0))
+    sc, lc = bucket_dot_clean(big[0], np.array([1.0, -0.5]), 2, np.array([[1e300], [-1e300]]))
+    assert list(sc) == [1.0, -1.0] and lc[0] == pytest.approx(math.log(0.5) + 600 * math.log(10.0))

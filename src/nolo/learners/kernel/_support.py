@@ -21,6 +21,8 @@ import math
 import numpy as np
 from numba import njit
 
+from nolo.exceptions import NumericalError
+
 __all__ = ["bucket_dot", "bucket_dot_clean", "DegreeBuckets"]
 
 
@@ -41,9 +43,26 @@ def _bucket_dot_float(copies, coef, m, fresh):
 
 
 @njit(cache=True)
+def _scaled_dot(a, b):
+    """(sign, log|<a, b>|) without overflow: both vectors scaled by their max-abs first."""
+    ma = 0.0
+    mb = 0.0
+    for j in range(a.shape[0]):
+        ma = max(ma, abs(a[j]))
+        mb = max(mb, abs(b[j]))
+    if ma == 0.0 or mb == 0.0:
+        return 0.0, -np.inf
+    s = 0.0
+    for j in range(a.shape[0]):
+        s += (a[j] / ma) * (b[j] / mb)
+    if s == 0.0:
+        return 0.0, -np.inf
+    return (1.0 if s > 0 else -1.0), math.log(abs(s)) + math.log(ma) + math.log(mb)
+
+
+@njit(cache=True)
 def _bucket_dot_log(copies, coef, m, fresh):
     n = copies.shape[1]
-    d = copies.shape[2]
     logs = np.empty(m)
     signs = np.zeros(m)
     mx = -np.inf
@@ -54,15 +73,12 @@ def _bucket_dot_log(copies, coef, m, fresh):
         sg = 1.0 if c > 0 else -1.0
         lg = math.log(abs(c))
         for k in range(n):
-            s = 0.0
-            for j in range(d):
-                s += copies[i, k, j] * fresh[k, j]
-            if s == 0.0:
+            ds, dl = _scaled_dot(copies[i, k], fresh[k])
+            if ds == 0.0:
                 sg = 0.0
                 break
-            if s < 0:
-                sg = -sg
-            lg += math.log(abs(s))
+            sg *= ds
+            lg += dl
         signs[i] = sg
         logs[i] = lg
         if sg != 0.0 and lg > mx:
@@ -87,7 +103,10 @@ def bucket_dot(copies: np.ndarray, coef: np.ndarray, m: int, fresh: np.ndarray) 
         if acc == 0.0:
             return 0.0, -math.inf
         return math.copysign(1.0, acc), math.log(abs(acc))
-    return _bucket_dot_log(copies, coef, m, fresh)
+    s, lg = _bucket_dot_log(copies, coef, m, fresh)
+    if math.isnan(lg):
+        raise NumericalError("an inner product with the support is not representable (NaN in log space)")
+    return s, lg
 
 
 @njit(cache=True)
@@ -121,6 +140,8 @@ def bucket_dot_clean(copies: np.ndarray, coef: np.ndarray, m: int, X: np.ndarray
     lg = np.full(B, -np.inf)
     if m > 0:
         _bucket_dot_clean(copies, coef, m, np.ascontiguousarray(X, dtype=np.float64), s, lg)
+        if np.any(np.isnan(lg)):
+            raise NumericalError("a prediction is not representable (NaN in log space)")
     return s, lg
 
 
