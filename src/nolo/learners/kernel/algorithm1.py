@@ -126,8 +126,19 @@ class NoisyKernelLearner(NoisyInputLearner):
 
     Attributes
     ----------
-    queries_ : int -- oracle copies used; shortfalls_ : int -- rounds dropped
-    because a finite pool ran short; support_size_ : int.
+    queries_ : int
+        Oracle copies used so far.
+    shortfalls_ : int
+        Rounds whose update was dropped because a finite pool
+        (:class:`nolo.noise.PoolOracle`, ``on_exhausted="drop"``) ran short.
+    sqnorm_ : float
+        The squared RKHS norm ``n~_t`` of ``w`` (kept only when ``B_w`` is set;
+        :meth:`norm_sq` recomputes it from all pairs).
+    support_size_ : int
+        Stored estimates (zero estimates and zero steps are not stored).
+    copies_, coef_, shift_, count_, log_scale_ :
+        The support, bucketed by degree (see :mod:`nolo.learners.kernel._support`),
+        and the global scale of the projections.
     """
 
     def __init__(
