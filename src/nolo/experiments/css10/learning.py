@@ -90,7 +90,7 @@ def learning_task(loss: str, kernel: str, learner: str, T: int, seed: int) -> di
 
 
 @experiment(paper="css10", id="learning", title="Learning under noise: Algorithm 1 vs naive one-copy vs clean (CSS10 Thms 1-2)",
-            quick_seeds=1, full_seeds=5)
+            quick_seeds=1, full_seeds=5, description=" ".join(__doc__.split()))
 def learning(ctx):
     T = ctx.scale(3000, 20000)
     tasks = [{"loss": lo, "kernel": k, "learner": le, "T": T, "seed": s}

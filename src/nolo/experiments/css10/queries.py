@@ -82,7 +82,7 @@ def queries_task(kind: str, p: float, T: int, seed: int) -> dict:
 
 
 @experiment(paper="css10", id="queries", title="Queries per round vs Theorems 1-2 and the p trade-off",
-            quick_seeds=1, full_seeds=3)
+            quick_seeds=1, full_seeds=3, description=" ".join(__doc__.split()))
 def queries(ctx):
     T = ctx.scale(1200, 20000)
     tasks = [{"kind": k, "p": p, "T": T, "seed": s * 100 + i}

@@ -65,7 +65,7 @@ def regret_task(learner: str, T: int, seed: int) -> dict:
 
 
 @experiment(paper="css10", id="regret", title="Regret growth: Algorithm 1 ~ sqrt(T) vs naive one-copy ~ T (CSS10 Thm 1, linear kernel)",
-            quick_seeds=2, full_seeds=5)
+            quick_seeds=2, full_seeds=5, description=" ".join(__doc__.split()))
 def regret(ctx):
     T = ctx.scale(8000, 32000)
     tasks = [{"learner": le, "T": T, "seed": s} for s in ctx.seeds for le in ("algorithm1", "naive")]

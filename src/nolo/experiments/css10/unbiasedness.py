@@ -88,7 +88,7 @@ def grad_task(loss: str, y: float, draws: int, seed: int) -> dict:
 
 
 @experiment(paper="css10", id="unbiasedness", title="Unbiased Prod and gradient-length estimates (CSS10 Lemmas 1-4)",
-            quick_seeds=1, full_seeds=1)
+            quick_seeds=1, full_seeds=1, description=" ".join(__doc__.split()))
 def unbiasedness(ctx):
     draws = ctx.scale(2000, 40000)
     seed = ctx.seeds[0]
