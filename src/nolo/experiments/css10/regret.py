@@ -21,7 +21,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from nolo.experiments import Claim, ExperimentResult, experiment
+from nolo.experiments import Claim, ExperimentResult, PaperRow, experiment
 from nolo.experiments.css10._common import loglog_slope
 from nolo.kernels import LinearKernel
 from nolo.learners.kernel import NaiveKernelOGD, NoisyKernelLearner
@@ -101,4 +101,5 @@ def regret(ctx):
         Claim("The naive one-copy learner's regret grows linearly: log-log slope >= 0.9 for T >= 2000 (CSS10 section 3.1, Thm 3)",
               "slope_naive_large_T", ">=", 0.9),
     ]
-    return ExperimentResult(figures=figures, claims=claims, tables={"regret": mean.reset_index()})
+    paper_rows = [PaperRow(quantity="log-log slope of Algorithm 1's regret", paper=0.5, ours=s_alg, note="Thm 1: O(sqrt(T))")]
+    return ExperimentResult(figures=figures, claims=claims, tables={"regret": mean.reset_index()}, paper_rows=paper_rows)
