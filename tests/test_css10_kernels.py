@@ -160,3 +160,15 @@ def test_skip_zero_terms_saves_queries_without_bias():
         q.append(o.queries)
     assert np.mean(q) < 0.5  # 2 * P(N = 2) = 0.25 instead of E N = 1
     assert abs(zscore(vals, (X1 @ X2) ** 2)) <= 4
+
+
+def test_gaussian_norm_factor_unbiased_from_pairs():
+    # c~ of math-notes item 5: Lemma 1 for exp(-z/sigma2) on <x~, x~'> of independent pairs
+    rng = np.random.default_rng(21)
+    k = GaussianKernel(2.0)
+    vals = []
+    for _ in range(8000):
+        s, lg, q, ok = k._norm_factor_estimate(Oracle(X1, UniformNoise(0.5), rng), 2.0, rng)
+        assert ok and q % 2 == 0
+        vals.append(s * math.exp(lg))
+    assert abs(zscore(vals, math.exp(-X1 @ X1 / 2.0))) <= 4
