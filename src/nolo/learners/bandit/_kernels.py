@@ -269,7 +269,7 @@ def act(algo, Wt, idx, val, nnz, s, gamma, rng):
 
 
 @njit(cache=True, nogil=True)
-def _round(algo, Wt, Tht, At, budget, idx, val, nnz, s, yi, gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng, counters, t):
+def _round(algo, Wt, Tht, At, budget, idx, val, nnz, s, yi, gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng, counters):
     yhat, played = act(algo, Wt, idx, val, nnz, s, gamma, lrn_rng)
     u = env_rng.random()
     truth = 1 if played == yi else 0
@@ -312,7 +312,7 @@ def stream_dense(algo, Wt, Tht, At, budget, X, y, n_rounds, order, perm, pos, en
         i = next_index(order, n, perm, pos, env_rng)
         nnz = gather_dense(X[i], idx, val)
         ok, played, fb = _round(algo, Wt, Tht, At, budget, idx, val, nnz, s, y[i], gamma, rho0a, beta_a,
-                                rho0, rho1, env_rng, lrn_rng, counters, r)
+                                rho0, rho1, env_rng, lrn_rng, counters)
         if not ok:
             return NONFINITE, r
         counters[0] += 1
@@ -337,7 +337,7 @@ def stream_csr(algo, Wt, Tht, At, budget, indptr, indices, data, y, n_rounds, or
         i = next_index(order, n, perm, pos, env_rng)
         a, b = indptr[i], indptr[i + 1]
         ok, played, fb = _round(algo, Wt, Tht, At, budget, indices[a:b], data[a:b], b - a, s, y[i], gamma, rho0a,
-                                beta_a, rho0, rho1, env_rng, lrn_rng, counters, r)
+                                beta_a, rho0, rho1, env_rng, lrn_rng, counters)
         if not ok:
             return NONFINITE, r
         counters[0] += 1
