@@ -139,7 +139,7 @@ def test_predict_never_changes_state_and_matches_scores():
     assert m.rng_.bit_generator.state == state
 
 
-@pytest.mark.parametrize("cls,kw", [(SOBA, {}), (RCNBF, dict(rho0=0.2, rho1=0.1)),
+@pytest.mark.parametrize("cls,kw", [(SOBA, {}), (RCNBF, dict(rho0=0.2, rho1=0.1)), (Banditron, {}), (BPA, {}),
                                     (RCINE, dict(refit_every=40, reservoir_size=20,
                                                  estimator=NREst(hidden_layer_sizes=(4,), max_iter=3, warm_start=True)))])
 def test_save_load_resume_equals_uninterrupted(tmp_path, cls, kw):

@@ -66,6 +66,7 @@ def test_compiled_stream_equals_per_round_api(cls, kw, order):
     if cls is RCINE:
         assert a.estimates_.shape == (3, 2)
         np.testing.assert_array_equal(a.estimates_, b.estimates_)
+        assert 0 < res.extra["nrest_share"] < 1 and res.extra["nrest_seconds"] > 0
 
 
 def test_perceptron_stream_is_full_information():

@@ -213,6 +213,8 @@ class ClassificationBandit:
         if hasattr(learner, "_run_extras"):
             extra1 = learner._run_extras()
             extra = {k: extra1[k] - extra0.get(k, 0.0) for k in extra1}
+            if "nrest_seconds" in extra and seconds > 0:
+                extra["nrest_share"] = extra["nrest_seconds"] / seconds  # RCINE: share of the run spent in NREst
         if log:
             extra["log"] = {"index": log_i, "played": log_p, "feedback": log_f}
         return StreamResult(cps, out_p, out_g, n_rounds, seconds, extra)
