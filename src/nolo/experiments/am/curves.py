@@ -15,7 +15,7 @@ COLORS = {"Banditron": "tab:blue", "BPA": "tab:orange", "SOBA": "tab:green", "RC
           "RCINE": "tab:purple", "Perceptron": "0.4"}
 
 
-def _plot(ctx, df: pd.DataFrame, dataset: str) -> None:
+def _plot(ctx, df: pd.DataFrame, dataset: str, ref) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -35,6 +35,11 @@ def _plot(ctx, df: pd.DataFrame, dataset: str) -> None:
             ls = "--" if algo == "Perceptron" else "-"
             ax.plot(m.index, m.values, ls, color=COLORS[algo], label=label, lw=1.4)
             ax.fill_between(m.index, lo.values, hi.values, color=COLORS[algo], alpha=0.15, lw=0)
+            if algo == "RCNBF":
+                K = int(C.load(dataset, ctx.quick)[1].max()) + 1
+                ts = m.index.to_numpy()
+                rate = [min(_theorem4(ref[0], ref[1], K, int(t), gam, r0, r1)[0] / t, 1.0) for t in ts]
+                ax.plot(ts, rate, ":", color=COLORS[algo], lw=1.2, label="Thm 4 bound / t (RCNBF, capped at 1)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(C.setting_label(r0, r1), fontsize=9)
@@ -55,7 +60,7 @@ def error_curves(ctx):
     datasets, skipped = C.available(quick=ctx.quick)
     df = C.curves(ctx, datasets)
     for d in datasets:
-        _plot(ctx, df, d)
+        _plot(ctx, df, d, _reference_margins(*C.load(d, ctx.quick)))
     fin = C.final_errors(df)
     figures, claims = {}, []
     for d in datasets:
@@ -90,24 +95,27 @@ def error_curves(ctx):
 # ------------------------------------------------------------------------------------------------
 
 
-def _theorem4(X: np.ndarray, y: np.ndarray, T: int, gamma: float, rho0: float, rho1: float) -> tuple[float, float]:
-    """Smallest Theorem 4 bound on E[M] over W* = c * W_perc (a 5-pass Perceptron) and a grid of scales c.
-
-    R_H = T * mean hinge loss of W* over the data (the stream samples uniformly) and D = ||W*||_F^2;
-    returns (bound, the minimising c)."""
+def _reference_margins(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """Multiclass margins of W_perc (a 5-pass full-information Perceptron) on the data, and ||W_perc||_F^2."""
     K = int(y.max()) + 1
     p = Perceptron(n_classes=K)
     run_stream(p, X, y, 5 * X.shape[0], order="cycle", checkpoints=[5 * X.shape[0]])
-    W = p.W_
-    S = X @ W.T
-    sy = S[np.arange(len(y)), y]
+    S = X @ p.W_.T
+    sy = S[np.arange(len(y)), y].copy()
     S[np.arange(len(y)), y] = -np.inf
-    margin = sy - S.max(axis=1)
+    return sy - S.max(axis=1), float(np.sum(p.W_ * p.W_))
+
+
+def _theorem4(margins: np.ndarray, normW2: float, K: int, T: int, gamma: float, rho0: float,
+              rho1: float) -> tuple[float, float]:
+    """Smallest Theorem 4 bound on E[M] after T rounds over W* = c * W_perc, c on a log grid.
+
+    R_H = T * mean hinge loss of W* over the data (the stream samples uniformly), D = ||W*||_F^2;
+    returns (bound, the minimising c)."""
     best, best_c = math.inf, 0.0
     for c in np.geomspace(1e-3, 1e4, 141):
-        RH = T * float(np.mean(np.maximum(0.0, 1.0 - c * margin)))
-        D = c * c * float(np.sum(W * W))
-        b = theorem4_bound(T, K, gamma, rho0, rho1, D, RH)
+        RH = T * float(np.mean(np.maximum(0.0, 1.0 - c * margins)))
+        b = theorem4_bound(T, K, gamma, rho0, rho1, c * c * normW2, RH)
         if b < best:
             best, best_c = b, float(c)
     return best, best_c
@@ -123,12 +131,13 @@ def claims(ctx):
     for d in datasets:
         X, y = C.load(d, ctx.quick)
         T = C.rounds_for(d, ctx.quick)
+        margins, normW2 = _reference_margins(X, y)
         for (r0, r1) in C.SETTINGS:
             sel = fin[(fin.dataset == d) & (fin.rho0 == r0) & (fin.rho1 == r1)].set_index("algo")["mean"]
             base = float(min(sel["Banditron"], sel["BPA"], sel["SOBA"]))
             key = f"{d}/{r0:g},{r1:g}"
             g = float(df[(df.dataset == d) & (df.rho0 == r0) & (df.rho1 == r1) & (df.algo == "RCNBF")].gamma.iloc[0])
-            bound, c = _theorem4(X, y, T, g, r0, r1)
+            bound, c = _theorem4(margins, normW2, int(y.max()) + 1, T, g, r0, r1)
             beta = 1 - r0 - r1
             row = {"dataset": d, "rho0": r0, "rho1": r1, "best_baseline": base, "RCNBF": float(sel["RCNBF"]),
                    "RCINE": float(sel["RCINE"]), "gamma_RCNBF": g,
