@@ -19,13 +19,13 @@ def test_version_and_help_list_every_command():
 def test_demo_rows_show_the_unbiased_learners_beating_the_naive_one():
     rows = {r["learner"]: r for r in run_demo(rounds=2000)}
     naive = rows[LABELS["naive"]]
-    for key in ("two-copy", "known-cov"):
+    for key in ("unbiased", "known-cov"):
         ours = rows[LABELS[key]]
         assert ours["avg_clean_loss"] < 0.5 * naive["avg_clean_loss"]
         assert ours["regret"] < naive["regret"]
         assert ours["regret_slope"] <= 0.65
     assert naive["regret_slope"] >= 0.85
-    assert rows[LABELS["two-copy"]]["queries_per_round"] == 2.0
+    assert rows[LABELS["unbiased"]]["queries_per_round"] == 2.0
 
 
 def test_demo_command_prints_its_table():

@@ -123,10 +123,10 @@ def test_reproduce_quick_writes_summary_runs_figures_and_report(reproduced):
     assert [e["paper"] for e in summary["experiments"]] == ["demo"]
     demo = summary["experiments"][0]
     assert demo["id"] == "noisy-regression"
-    assert [c["holds"] for c in demo["claims"]] == [True, True]
+    assert [c["holds"] for c in demo["claims"]] == [True, True, True, True]
     assert demo["figures"]["unbiased_regret_slope"]["value"] <= 0.65
     assert demo["figures"]["naive_avg_clean_loss"]["value"] > demo["figures"]["unbiased_avg_clean_loss"]["value"]
-    assert len(list((out / "demo" / "noisy-regression" / "runs").glob("*.parquet"))) == 6
+    assert len(list((out / "demo" / "noisy-regression" / "runs").glob("*.parquet"))) == 9
     pngs = sorted(p.name for p in (out / "demo" / "noisy-regression").glob("*.png"))
     assert pngs == ["clean_loss.png", "regret.png"]
     html = (out / "report.html").read_text()

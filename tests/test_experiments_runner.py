@@ -107,8 +107,8 @@ def test_noisy_input_metrics_by_hand():
     spec = _spec(protocol="noisy_input", loss="squared", regret={"radius": 1.0},
                  environment={"generator": "test_runner_fixed", "params": {"x": [1.0], "y": [0.5]},
                               "noise": {"class": "nolo.noise.ZeroNoise", "params": {}}},
-                 learners=[{"name": "u", "class": "nolo.experiments.demo.TwoCopyUnbiasedOGD",
-                            "params": {"radius": 1.0, "eta0": 0.5}}])
+                 learners=[{"name": "u", "class": "nolo.learners.linear.TwoCopyLinearRegression",
+                            "params": {"radius": 1.0, "step": {"class": "nolo.oco.InverseSqrtStep", "params": {"eta0": 0.5}}}}])
     f = run_learner(spec, "u", 0).frame
     assert f["t"].tolist() == [2, 4, 6]
     np.testing.assert_allclose(f["clean_loss"], [0.125, 0.0, 0.0])
@@ -178,7 +178,7 @@ def test_run_learner_rejects_a_grid_and_an_unknown_learner():
     from nolo.experiments.demo import demo_spec
 
     spec = demo_spec(rounds=20, record_every=10)
-    with pytest.raises(ParameterError, match="learner must be one of unbiased, naive"):
+    with pytest.raises(ParameterError, match="learner must be one of unbiased, known-cov, naive"):
         run_learner(spec, "other", 0)
     gridded = ExperimentSpec.from_dict({**spec.to_dict(), "grid": {"rounds": [10, 20]}})
     with pytest.raises(ParameterError, match="concrete spec"):

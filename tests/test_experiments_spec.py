@@ -18,7 +18,7 @@ def base():
 
 @pytest.mark.parametrize("suffix", [".yaml", ".toml"])
 def test_round_trip_file_objects_file(tmp_path, base, suffix):
-    base["grid"] = {"environment.noise.params.std": [0.25, 0.5], "learners[0].params.eta0": [0.1, 1.0]}
+    base["grid"] = {"environment.noise.params.std": [0.25, 0.5], "learners[0].params.radius": [0.5, 1.0]}
     base["metrics"] = ["clean_loss", "regret", "queries"]
     spec = ExperimentSpec.from_dict(base)
     first = spec.to_file(tmp_path / f"a{suffix}")
@@ -59,9 +59,9 @@ CASES = [
     (lambda d: d.update(metrics=["clean_loss", "accuracy"]), "metrics[1]", ["'clean_loss'", "'time'", "accuracy"]),
     (lambda d: d.update(loss="squaredd"), "loss", ["'squared'", "'logistic'", "squaredd"]),
     (lambda d: d["regret"].update(radius=-1), "regret.radius", ["greater than 0"]),
-    (lambda d: d["learners"][0]["params"].update(eta0=-1.0), "learners[0].params.eta0", ["eta0", "> 0"]),
+    (lambda d: d["learners"][0]["params"].update(radius=-1.0), "learners[0].params.radius", ["radius", "> 0"]),
     (lambda d: d["learners"][0]["params"].update(etaa=1.0), "learners[0].params.etaa",
-     ["unknown parameter", "radius, eta0, seed"]),
+     ["unknown parameter", "radius, step, x_bound, y_bound, horizon, seed"]),
     (lambda d: d["learners"][1].update({"class": "nolo.experiments.demo.Nope"}), "learners[1].class",
      ["unknown class"]),
     (lambda d: d["learners"][1].update({"class": "nolo.oco.ogd.ProjectedOGD"}), "learners[1].class",
@@ -119,13 +119,13 @@ def test_file_errors(tmp_path):
 
 
 def test_grid_expands_to_the_cross_product(base):
-    base["grid"] = {"environment.noise.params.std": [0.1, 0.5], "learners[0].params.eta0": [0.1, 1.0]}
+    base["grid"] = {"environment.noise.params.std": [0.1, 0.5], "learners[0].params.radius": [0.5, 1.0]}
     settings = ExperimentSpec.from_dict(base).settings()
-    assert [label for label, _ in settings] == ["std=0.1,eta0=0.1", "std=0.1,eta0=1", "std=0.5,eta0=0.1",
-                                                "std=0.5,eta0=1"]
+    assert [label for label, _ in settings] == ["std=0.1,radius=0.5", "std=0.1,radius=1", "std=0.5,radius=0.5",
+                                                "std=0.5,radius=1"]
     last = settings[-1][1]
-    assert last.environment.noise.params["std"] == 0.5 and last.learners[0].params["eta0"] == 1.0
-    assert last.learners[1].params["eta0"] == 0.5 and not last.grid
+    assert last.environment.noise.params["std"] == 0.5 and last.learners[0].params["radius"] == 1.0
+    assert last.learners[1].params["radius"] == 1.0 and not last.grid
 
 
 def test_the_cli_reports_spec_errors_before_running(tmp_path, base):
@@ -133,7 +133,7 @@ def test_the_cli_reports_spec_errors_before_running(tmp_path, base):
 
     from nolo.cli.experiments import run
 
-    base["learners"][0]["params"]["eta0"] = 0
+    base["learners"][0]["params"]["radius"] = 0
     p = tmp_path / "bad.yaml"
     import yaml
 
@@ -141,7 +141,7 @@ def test_the_cli_reports_spec_errors_before_running(tmp_path, base):
     out = tmp_path / "runs"
     res = CliRunner().invoke(run, [str(p), "--out", str(out)])
     assert res.exit_code == 2
-    assert "learners[0].params.eta0: eta0 must be a real number > 0" in res.output
+    assert "learners[0].params.radius: radius must be a real number > 0" in res.output
     assert not out.exists()
 
 

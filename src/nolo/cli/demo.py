@@ -1,18 +1,13 @@
 """``nolo demo``: a one-minute tour -- learners that correct for input noise vs learners that ignore it.
 
-Two small noisy-input problems (CSS10 section 2: each instance is seen only
+The demo experiment's problem (:func:`nolo.experiments.demo.demo_spec`): a
+noisy-input linear regression (CSS10 section 2: each instance is seen only
 through an oracle of independent noisy copies, noise of the order of the
-signal), each played for a few thousand rounds over three seeds by the
-experiment runner (:func:`nolo.experiments.runner.run_learner`):
-
-* **regression** (squared loss): the two-copy unbiased gradient
-  (CSS10 footnote 2 = CSS11 Setting 1, :class:`~nolo.learners.linear.TwoCopyLinearRegression`)
-  against plain OGD on one noisy copy (:class:`~nolo.learners.linear.NaiveOGDRegression`),
-  whose gradient is biased by ``2 Sigma w``;
-* **classification** (logistic loss, linear kernel): CSS10 Algorithm 1
-  (:class:`~nolo.learners.kernel.NoisyKernelLearner`), whose gradient length
-  comes from the random-degree unbiased estimator of Lemma 1, against kernel
-  OGD on one noisy copy (:class:`~nolo.learners.kernel.NaiveKernelOGD`).
+signal), played for a few thousand rounds over three seeds by the experiment
+runner (:func:`nolo.experiments.runner.run_learner`): the two-copy unbiased
+gradient (CSS10 footnote 2 = CSS11 Setting 1) and the known-covariance
+correction (CSS11 Setting 2) against plain OGD on one noisy copy, whose
+gradient is biased by ``2 Sigma w``.
 
 For each learner the table gives the average loss on the *clean* instances,
 the regret against the best fixed predictor in hindsight on the clean data
@@ -27,46 +22,12 @@ import time
 import click
 import numpy as np
 
-__all__ = ["demo", "demo_specs", "run_demo"]
-
-
-def demo_specs(rounds: int, noise_std: float) -> list:
-    """The two demo problems as experiment specs (see ``docs/experiments.md`` for the fields)."""
-    from nolo.experiments.spec import ExperimentSpec
-
-    noise = {"class": "nolo.noise.GaussianNoise", "params": {"std": noise_std}}
-    regression = {
-        "name": "demo-regression",
-        "protocol": "noisy_input",
-        "rounds": rounds,
-        "record_every": max(1, rounds // 50),
-        "seeds": [0, 1, 2],
-        "loss": "squared",
-        "regret": {"radius": 1.0},
-        "environment": {
-            "generator": "linear_regression",
-            "params": {"d": 5, "x_radius": 1.0, "w_radius": 1.0, "target_std": 0.1},
-            "noise": noise,
-        },
-        "learners": [
-            {"name": "two-copy",
-             "class": "nolo.learners.linear.TwoCopyLinearRegression",
-             "params": {"radius": 1.0, "step": {"class": "nolo.oco.InverseSqrtStep", "params": {"eta0": 0.5}}}},
-            {"name": "known-cov",
-             "class": "nolo.learners.linear.KnownCovarianceLinearRegression",
-             "params": {"radius": 1.0, "noise_cov": noise_std**2,
-                        "step": {"class": "nolo.oco.InverseSqrtStep", "params": {"eta0": 0.5}}}},
-            {"name": "naive",
-             "class": "nolo.learners.linear.NaiveOGDRegression",
-             "params": {"radius": 1.0, "step": {"class": "nolo.oco.InverseSqrtStep", "params": {"eta0": 0.5}}}},
-        ],
-    }
-    return [ExperimentSpec.from_dict(regression)]
+__all__ = ["demo", "run_demo"]
 
 
 #: what the table calls each learner of the specs
 LABELS = {
-    "two-copy": "two-copy unbiased (CSS11 Setting 1)",
+    "unbiased": "two-copy unbiased (CSS11 Setting 1)",
     "known-cov": "known covariance (CSS11 Setting 2)",
     "naive": "naive OGD on one copy",
 }
@@ -74,11 +35,12 @@ LABELS = {
 
 def run_demo(rounds: int = 4000, noise_std: float = 0.5, progress=None) -> list[dict]:
     """Run the demo problems; one summary row per (problem, learner), averaged over the spec's seeds."""
+    from nolo.experiments.demo import demo_spec
     from nolo.experiments.plots import fit_slope
     from nolo.experiments.runner import run_learner
 
     rows = []
-    for spec in demo_specs(rounds, noise_std):
+    for spec in [demo_spec(rounds=rounds, noise_std=noise_std, record_every=max(1, rounds // 50))]:
         for learner in spec.learners:
             finals, slopes, queries, seconds = [], [], [], 0.0
             for seed in spec.seeds:
