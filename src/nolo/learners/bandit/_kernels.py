@@ -122,7 +122,7 @@ def shuffle(perm, rng):
         perm[j] = tmp
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def next_index(order, n, perm, pos, rng):
     """The next example index of the stream; ``pos`` is a one-element position counter."""
     if order == ORDER_REPLACE:
@@ -241,7 +241,7 @@ def update_soba(Wt, Tht, At, budget, idx, val, nnz, s, yhat, played, feedback, g
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def update(algo, Wt, Tht, At, budget, idx, val, nnz, s, y, yhat, played, feedback, gamma, rho0a, beta_a):
     """Dispatch one round's update; ``y`` is used by the Perceptron only (full information)."""
     if algo == PERCEPTRON:
@@ -253,7 +253,7 @@ def update(algo, Wt, Tht, At, budget, idx, val, nnz, s, y, yhat, played, feedbac
     return update_soba(Wt, Tht, At, budget, idx, val, nnz, s, yhat, played, feedback, gamma)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def act(algo, Wt, idx, val, nnz, s, gamma, rng):
     """Greedy label and played label of one round (the Perceptron plays greedily, drawing nothing)."""
     scores(Wt, idx, val, nnz, s)
@@ -268,7 +268,7 @@ def act(algo, Wt, idx, val, nnz, s, gamma, rng):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _round(algo, Wt, Tht, At, budget, idx, val, nnz, s, yi, gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng, counters):
     yhat, played = act(algo, Wt, idx, val, nnz, s, gamma, lrn_rng)
     u = env_rng.random()
@@ -282,7 +282,7 @@ def _round(algo, Wt, Tht, At, budget, idx, val, nnz, s, yi, gamma, rho0a, beta_a
     return ok, played, fb
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _record(counters, checkpoints, out_played, out_greedy):
     c = counters[3]
     while c < checkpoints.shape[0] and checkpoints[c] == counters[0]:
