@@ -57,11 +57,13 @@ def numpy_loop(X, y, T, gamma, rho0, rho1, seed, correct=True):
     return T / (time.perf_counter() - t0), mistakes / T
 
 
-def compiled(cls, X, y, T, seed=0, **kw):
+def compiled(cls, X, y, T, seed=0, representation="auto", **kw):
     K = int(y.max()) + 1
-    run_stream(cls(n_classes=K, seed=seed, **kw), X[:50], y[:50], 200)  # compile / load the cache outside the timing
+    for rep in ("dense", "csr"):  # compile / load the cache outside the timing
+        run_stream(cls(n_classes=K, seed=seed, **kw), X[:50], y[:50], 200, representation=rep)
     m = cls(n_classes=K, seed=seed, **kw)
-    r = run_stream(m, X, y, T, kw.get("rho0", 0.0), kw.get("rho1", 0.0), seed=seed + 1, checkpoints=[T])
+    r = run_stream(m, X, y, T, kw.get("rho0", 0.0), kw.get("rho1", 0.0), seed=seed + 1, checkpoints=[T],
+                   representation=representation)
     return r.rounds_per_second, float(r.error_rate[-1]), r
 
 
@@ -125,21 +127,25 @@ def main(argv=None):
     Tn = 5_000 if args.quick else args.numpy_rounds
     gamma, rho = 0.05, (0.0, 0.0)
     print(f"# AM throughput (rounds/s), gamma = epsilon = {gamma}, compiled T = {T:,}, NumPy loop T = {Tn:,}\n")
-    print("| data | learner | compiled | NumPy loop | compiled / NumPy | final error (compiled) |")
-    print("|---|---|---|---|---|---|")
+    print("| data | learner | compiled, dense loop | compiled, auto (CSR loop if <= 25 % non-zeros) | NumPy loop "
+          "| auto / NumPy | final error |")
+    print("|---|---|---|---|---|---|---|")
     data = datasets(args.quick)
     soba_ratio = {}
     for name, (X, y) in data.items():
         dtype = "float32" if "f32" in name else "float64"
+        density = (X.nnz if sp.issparse(X) else np.count_nonzero(X)) / (X.shape[0] * X.shape[1])
         for cls, correct in ((Banditron, False), (RCNBF, True)):
+            dense = "" if sp.issparse(X) else f"{compiled(cls, X, y, T, gamma=gamma, dtype=dtype, representation='dense')[0]:,.0f}"
             rps, err, _ = compiled(cls, X, y, T, gamma=gamma, dtype=dtype)
+            loop = "CSR" if sp.issparse(X) or density <= 0.25 else "dense"
             if sp.issparse(X) or "f32" in name:
                 ratio, nps = "", ""
             else:
                 nps, _ = numpy_loop(X, y, Tn, gamma, *rho, seed=0, correct=correct)
                 ratio = f"{rps / nps:.0f}x"
                 nps = f"{nps:,.0f}"
-            print(f"| {name} | {cls.__name__} | {rps:,.0f} | {nps} | {ratio} | {err:.3f} |")
+            print(f"| {name} ({density:.0%} non-zero) | {cls.__name__} | {dense} | {rps:,.0f} ({loop}) | {nps} | {ratio} | {err:.3f} |")
         if "f32" not in name and not sp.issparse(X):
             b, _, _ = compiled(Banditron, X, y, T, gamma=gamma)
             s, err, _ = compiled(SOBA, X, y, T, gamma=gamma)

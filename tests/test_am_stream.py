@@ -86,11 +86,14 @@ def test_perceptron_stream_is_full_information():
 @pytest.mark.parametrize("cls,kw", LEARNERS[:4])
 def test_csr_equals_dense(cls, kw):
     X, y = _sparse_data()
-    a, b = cls(n_classes=3, seed=1, **kw), cls(n_classes=3, seed=1, **kw)
-    ra = run_stream(a, X, y, 3000, 0.1, 0.1, seed=2)
+    a, b, c = (cls(n_classes=3, seed=1, **kw) for _ in range(3))
+    ra = run_stream(a, X, y, 3000, 0.1, 0.1, seed=2, representation="dense")
     rb = run_stream(b, sp.csr_matrix(X), y, 3000, 0.1, 0.1, seed=2)
+    rc = run_stream(c, X, y, 3000, 0.1, 0.1, seed=2)  # auto: 20 % non-zeros -> the CSR loop
     np.testing.assert_array_equal(a.W_, b.W_)
+    np.testing.assert_array_equal(a.W_, c.W_)
     np.testing.assert_array_equal(ra.played_mistakes, rb.played_mistakes)
+    np.testing.assert_array_equal(ra.played_mistakes, rc.played_mistakes)
     np.testing.assert_array_equal(a.predict(X), b.predict(sp.csr_matrix(X)))
 
 
