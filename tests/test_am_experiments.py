@@ -14,7 +14,7 @@ def test_registered_ids():
 
 
 def test_curves_task_iris():
-    out = C.curves_task("iris", 0.2, 0.2, [0, 1], True)
+    out = C.curves_task("iris", 0.2, 0.2, [0, 1], True, 20_000)
     algos = set(out["algo"].tolist())
     assert algos == {*C.ALGORITHMS, "Perceptron"}
     assert np.all((out["error_rate"] >= 0) & (out["error_rate"] <= 1))

@@ -14,7 +14,7 @@ GRID = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.45)
 
 
 def sweep_task(dataset: str, rho0: float, rho1: float, gamma: float, seed: int, rounds: int, quick: bool) -> dict:
-    X, y = C.load(dataset, quick)
+    X, y = C.load_stream(dataset, quick)
     K = int(y.max()) + 1
     m = C.make_learner("RCINE", K, gamma, rho0, rho1, seed, quick=quick, rounds=rounds, dataset=dataset)
     r = run_stream(m, X, y, rounds, rho0, rho1, seed=2_000 + seed, checkpoints=[rounds])

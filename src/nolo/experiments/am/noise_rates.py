@@ -29,12 +29,13 @@ PAPER = {
 def estimate_task(dataset: str, rho0: float, rho1: float, seed: int, block: int, quick: bool) -> dict:
     """NREst on a log of ``block`` rounds played by RCNBF after ``block`` warm-up rounds (see the notes)."""
     X, y = C.load(dataset, quick)
+    Xs, _ = C.load_stream(dataset, quick)
     K = int(y.max()) + 1
     pct = 94.0 if dataset == "synsep" else 89.0
     est = (NREst(hidden_layer_sizes=(32,), max_iter=20, percentile=pct, random_state=seed) if quick
            else NREst(hidden_layer_sizes=(128, 128), max_iter=70, percentile=pct, random_state=seed))
     m = RCNBF(n_classes=K, gamma=0.2, rho0=rho0, rho1=rho1, seed=seed)
-    env = ClassificationBandit(X, y, rho0, rho1, seed=3_000 + seed)
+    env = ClassificationBandit(Xs, y, rho0, rho1, seed=3_000 + seed)
     warm = env.run(m, block, checkpoints=[block])
     r = env.run(m, block, checkpoints=[block], log=True)
     lg = r.extra["log"]
