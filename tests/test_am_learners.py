@@ -98,6 +98,18 @@ def test_bad_round_input_rejected_state_unchanged(cls):
     assert m.t_ == t
 
 
+def test_perceptron_bad_label_rejected_state_unchanged():
+    p = Perceptron(n_classes=3).learn([1.0, 2.0], 1)
+    W = p.W_.copy()
+    for bad in (3, -1, 1.0, True):
+        with pytest.raises(ParameterError, match="y must be"):
+            p.learn([1.0, 2.0], bad)
+    with pytest.raises(ParameterError):
+        p.learn([1.0, np.inf], 1)
+    np.testing.assert_array_equal(p.W_, W)
+    assert p.t_ == 1
+
+
 @pytest.mark.parametrize("kw,word", [(dict(rho0=0.5, rho1=0.5), "rho0 \\+ rho1"), (dict(rho0=0.7, rho1=0.4), "rho0 \\+ rho1"),
                                      (dict(rho0=-0.1), "rho0"), (dict(gamma=1.0), "gamma"), (dict(gamma="cor4.2"), "horizon"),
                                      (dict(n_classes=1), "n_classes"), (dict(dtype="int8"), "dtype")])

@@ -116,12 +116,8 @@ class RCINE(ExploringBanditLearner):
             self._refit()
 
     def _segment_length(self, remaining: int) -> int:
-        self._ensure_initialized_guard()
+        """Rounds the compiled loop may run before the next refit (the stream runner initialises first)."""
         return min(remaining, int(self.refit_every) - self.block_count_)
-
-    def _ensure_initialized_guard(self) -> None:
-        if not self.is_initialized:
-            raise ParameterError("RCINE must be initialised before a stream run")
 
     def _after_segment(self, X, log_index, log_played, log_feedback) -> None:
         m = self.res_X_.shape[0]
