@@ -37,7 +37,7 @@ def test_plan_has_deterministic_distinct_ids():
     a = plan_sweep(_spec())
     b = plan_sweep(_spec())
     assert [t["run_id"] for t in a] == [t["run_id"] for t in b]
-    assert len({t["run_id"] for t in a}) == 10
+    assert len({t["run_id"] for t in a}) == 15  # 3 learners x 5 seeds
     fewer = plan_sweep(_spec(seeds=(0, 1)))  # adding seeds to a spec reuses the runs already made
     assert {t["run_id"] for t in fewer} < {t["run_id"] for t in a}
     other = plan_sweep(demo_spec(rounds=1501, record_every=50).model_copy(update={"seeds": [0, 1, 2, 3, 4]}))
@@ -70,19 +70,19 @@ def test_killed_sweep_resumes_to_identical_results(tmp_path, sig):
     else:
         assert "Traceback" not in stderr or "KeyboardInterrupt" in stderr
     done = {p.name: p.stat().st_mtime_ns for p in runs.glob("*.parquet")}
-    assert 2 <= len(done) < 10
+    assert 2 <= len(done) < 15
     for p in runs.glob("*.parquet"):
         assert read_run_meta(p)["complete"] is True  # only complete files carry the final name
 
     resumed = run_sweep(spec, out, jobs=1)
     after = {p.name: p.stat().st_mtime_ns for p in runs.glob("*.parquet")}
-    assert len(after) == 10
+    assert len(after) == 15
     assert all(after[name] == mtime for name, mtime in done.items()), "finished runs must not be redone"
     assert not list(runs.glob("*.tmp-*"))
 
     fresh = run_sweep(spec, tmp_path / "uninterrupted", jobs=1)
     pd.testing.assert_frame_equal(_numbers(resumed), _numbers(fresh))
-    assert len(read_index(out)) == 10
+    assert len(read_index(out)) == 15
 
 
 def test_dask_local_cluster_gives_the_local_pool_numbers(tmp_path):
@@ -100,7 +100,7 @@ def test_store_metadata_index_and_aggregation(tmp_path):
     spec = _spec(rounds=200, seeds=(0, 1, 2))
     df = run_sweep(spec, tmp_path / "runs", jobs=1)
     files = sorted((tmp_path / "runs").glob("*.parquet"))
-    assert len(files) == 6
+    assert len(files) == 9
     meta = read_run_meta(files[0])
     assert meta["nolo_version"] == __version__
     assert meta["complete"] is True and meta["kind"] == "run"
@@ -125,8 +125,8 @@ def test_store_metadata_index_and_aggregation(tmp_path):
 
     res = CliRunner().invoke(results, [str(tmp_path), "--csv", str(tmp_path / "agg.csv")])
     assert res.exit_code == 0, res.output
-    assert "6 runs" in res.output and "unbiased" in res.output and "avg_clean_loss_mean" in res.output
-    assert pd.read_csv(tmp_path / "agg.csv").shape[0] == 2
+    assert "9 runs" in res.output and "unbiased" in res.output and "avg_clean_loss_mean" in res.output
+    assert pd.read_csv(tmp_path / "agg.csv").shape[0] == 3
 
 
 def square_and_count(x, seed, counter):
