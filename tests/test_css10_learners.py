@@ -13,12 +13,12 @@ from nolo.learners import Learner
 from nolo.learners.kernel import (
     CleanKernelOGD,
     NaiveKernelOGD,
-    NaiveLinearOGD,
     NoisyKernelLearner,
-    TwoCopyLinearRegressor,
     theory_step_size,
 )
+from nolo.learners.linear import NaiveOGDRegression, TwoCopyLinearRegression
 from nolo.losses import get_loss
+from nolo.oco import InverseSqrtStep
 from nolo.noise import GaussianNoise, Oracle, PoolOracle, ZeroNoise
 
 
@@ -194,8 +194,8 @@ def test_algorithm1_learns_and_naive_is_biased_linear():
     X = rng.normal(size=(T, d))
     y = X @ w_star
     noise = GaussianNoise(1.0)  # noise of the signal's order: the naive learner attenuates w
-    two = TwoCopyLinearRegressor(step="sqrt", eta=0.05)
-    naive = NaiveLinearOGD(step="sqrt", eta=0.05)
+    two = TwoCopyLinearRegression(radius=10.0, step=InverseSqrtStep(0.05))  # CSS10 footnote 2
+    naive = NaiveOGDRegression(radius=10.0, step=InverseSqrtStep(0.05))
     for t in range(T):
         two.learn(Oracle(X[t], noise, rng), y[t])
         naive.learn(Oracle(X[t], noise, rng), y[t])
@@ -228,15 +228,13 @@ def test_baselines_hand_worked_first_rounds():
     expected = eta * 2 * y * (1 + x @ xp) ** 2  # alpha_1 = -eta * 2(0 - y), prediction alpha_1 k(x, x')
     assert n.predict(xp[None])[0] == pytest.approx(expected)
     assert c.predict(xp[None])[0] == pytest.approx(expected)
-    two = TwoCopyLinearRegressor(eta=eta).learn(Oracle(x, ZeroNoise(), 0), y)
+    two = TwoCopyLinearRegression(radius=10.0, step=InverseSqrtStep(eta)).learn(Oracle(x, ZeroNoise(), 0), y)
     assert np.allclose(two.w_, 2 * eta * y * x)
-    lin = NaiveLinearOGD("logistic", eta=eta).learn(Oracle(x, ZeroNoise(), 0), -1.0)
-    assert np.allclose(lin.w_, -eta * float(get_loss("logistic").grad_margin(0.0, -1.0)) * x)
 
 
 @pytest.mark.parametrize("make", [
     lambda: NaiveKernelOGD(GaussianKernel(2.0), "squared", B_w=1.0, eta=0.1),
-    lambda: TwoCopyLinearRegressor(B_w=1.0, eta=0.1),
+    lambda: TwoCopyLinearRegression(radius=1.0, step=0.1),
 ])
 def test_baselines_persistence_resume(tmp_path, make):
     X, y, noise, _ = _stream(80)

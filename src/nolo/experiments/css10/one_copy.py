@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from nolo.experiments import Claim, ExperimentResult, experiment
-from nolo.learners.kernel import NaiveLinearOGD, TwoCopyLinearRegressor
+from nolo.learners.linear import NaiveOGDRegression, TwoCopyLinearRegression
 from nolo.noise.oracle import BaseOracle
+from nolo.oco import InverseSqrtStep
 
 B_W = 4.0
 
@@ -65,8 +66,9 @@ def _avg_regret(played: np.ndarray, x: np.ndarray, cps: np.ndarray) -> np.ndarra
 
 def one_copy_task(world: str, learner: str, T: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    L = (NaiveLinearOGD("squared", B_w=B_W, step="sqrt", eta=0.05) if learner == "one-copy"
-         else TwoCopyLinearRegressor(B_w=B_W, step="sqrt", eta=0.05))
+    # CSS10's B_w bounds the squared norm; the linear learners take the radius sqrt(B_w).
+    cls = NaiveOGDRegression if learner == "one-copy" else TwoCopyLinearRegression
+    L = cls(radius=float(np.sqrt(B_W)), step=InverseSqrtStep(0.05))
     x = rng.choice([3.0, -1.0], size=T) if world == "A" else np.ones(T)
     played = np.empty(T)
     for t in range(T):

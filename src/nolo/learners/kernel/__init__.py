@@ -3,12 +3,14 @@
 * :class:`NoisyKernelLearner` -- CSS10 Algorithm 1 (errata E1, E2 corrected), O(T^2 d) per run;
 * :class:`NaiveKernelOGD` -- kernel OGD on one noisy copy per round (the biased baseline);
 * :class:`CleanKernelOGD` -- kernel OGD on clean data (full information, the reference);
-* :class:`TwoCopyLinearRegressor` -- CSS10 footnote 2, exactly two copies per round;
-* :class:`NaiveLinearOGD` -- linear OGD on one noisy copy.
+
+The linear special cases (CSS10 footnote 2: two copies per round; the naive
+one-copy learner) are CSS11's Setting-1 learner and its baseline:
+:class:`nolo.learners.linear.TwoCopyLinearRegression` and
+:class:`nolo.learners.linear.NaiveOGDRegression`.
 """
 
 from nolo.learners.kernel.algorithm1 import NoisyKernelLearner, theory_step_size
-from nolo.learners.kernel.linear import NaiveLinearOGD, TwoCopyLinearRegressor
 from nolo.learners.kernel.ogd import CleanKernelOGD, NaiveKernelOGD
 
 __all__ = [
@@ -16,6 +18,4 @@ __all__ = [
     "theory_step_size",
     "NaiveKernelOGD",
     "CleanKernelOGD",
-    "TwoCopyLinearRegressor",
-    "NaiveLinearOGD",
 ]
