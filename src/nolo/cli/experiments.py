@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 import click
@@ -72,7 +73,8 @@ def run(spec, out, jobs, backend, scheduler, seeds):
 @click.option("--quick", is_flag=True, help="Reduced version (fewer rounds and seeds); minutes on 2 cores.")
 @click.option("--out", "out", default="nolo-out", show_default=True, type=click.Path(file_okay=False),
               help="Output directory (runs, figures, report.md/html, summary.json).")
-@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(min=1), help="Parallel processes.")
+@click.option("--jobs", "-j", default=os.cpu_count() or 1, show_default="all cores", type=click.IntRange(min=1),
+              help="Parallel processes.")
 @click.option("--backend", default="local", show_default=True, type=_BACKENDS)
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --backend dask).")
 @click.option("--strict", is_flag=True, help="Exit with status 1 if any claim fails.")
