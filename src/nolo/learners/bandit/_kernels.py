@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 PERCEPTRON, EXP_H, BPA, SOBA = 0, 1, 2, 3
 ORDER_REPLACE, ORDER_PERMUTE, ORDER_CYCLE = 0, 1, 2
@@ -37,36 +39,55 @@ ORDER_REPLACE, ORDER_PERMUTE, ORDER_CYCLE = 0, 1, 2
 OK, NONFINITE = 0, 1
 
 
-@njit(cache=True, nogil=True)
-def gather_dense(x, idx, val):
-    """Write the non-zero coordinates of the dense row ``x`` into ``idx``/``val``; return their number.
+@njit(cache=True, nogil=True, inline="always")
+def gather_dense(X, i, idx, val):
+    """Write the non-zero coordinates of the dense row ``X[i]`` into ``idx``/``val``; return their number.
 
     Branch-free (every coordinate is written, the count advances only on a non-zero), so
-    sparse binary rows such as SynSep's do not pay a mispredicted branch per non-zero.
+    sparse binary rows such as SynSep's do not pay a mispredicted branch per non-zero.  Reads
+    ``X[i, j]`` directly: a row view per round would cost two atomic reference-count updates.
     """
     n = 0
-    for j in range(x.shape[0]):
-        v = x[j]
+    for j in range(X.shape[1]):
+        v = X[i, j]
         idx[n] = j
         val[n] = v
         n += v != 0.0
     return n
 
 
-@njit(cache=True, nogil=True)
-def scores(Wt, idx, val, nnz, s):
-    """s[k] = sum over non-zeros of Wt[j, k] * x_j, accumulated in increasing j."""
+@njit(cache=True, nogil=True, inline="always")
+def scores(Wt, idx, val, lo, hi, s):
+    """s[k] = sum over non-zeros of Wt[j, k] * x_j, accumulated in increasing j (one rounding per product and per sum).
+
+    Four non-zeros per pass over the K classes: each class's running sum stays in a register for four
+    additions and the pass over k vectorises across classes, while every class still sees exactly the
+    sequence s = (...((0 + w_j1 x_j1) + w_j2 x_j2) + ...) -- the same bits as one non-zero at a time.
+    """
     K = Wt.shape[1]
     for k in range(K):
         s[k] = 0.0
-    for t in range(nnz):
+    t = lo
+    while t + 4 <= hi:
+        j0, j1, j2, j3 = idx[t], idx[t + 1], idx[t + 2], idx[t + 3]
+        v0, v1, v2, v3 = val[t], val[t + 1], val[t + 2], val[t + 3]
+        for k in range(K):
+            a = s[k]
+            a += Wt[j0, k] * v0
+            a += Wt[j1, k] * v1
+            a += Wt[j2, k] * v2
+            a += Wt[j3, k] * v3
+            s[k] = a
+        t += 4
+    while t < hi:
         j = idx[t]
         v = val[t]
         for k in range(K):
             s[k] += Wt[j, k] * v
+        t += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def argmax_first(s):
     """Index of the largest score, ties to the smallest index (as numpy/MATLAB argmax)."""
     best = 0
@@ -76,7 +97,7 @@ def argmax_first(s):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def draw_label(u, yhat, gamma, K):
     """Play from P(r) = (1 - gamma) 1[r = yhat] + gamma / K with the single uniform ``u`` (AM eq. 3).
 
@@ -92,7 +113,7 @@ def draw_label(u, yhat, gamma, K):
     return r
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def play_probability(r, yhat, gamma, K):
     """P(r) of AM eq. (3)."""
     p = gamma / K
@@ -101,7 +122,7 @@ def play_probability(r, yhat, gamma, K):
     return p
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def flip(bit, u, rho0, rho1):
     """Noisy feedback: a true 1 becomes 0 when u < rho1, a true 0 becomes 1 when u < rho0 (AM section 3)."""
     if bit == 1:
@@ -144,12 +165,12 @@ def next_index(order, n, perm, pos, rng):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def update_perceptron(Wt, idx, val, nnz, y, yhat):
+@njit(cache=True, nogil=True, inline="always")
+def update_perceptron(Wt, idx, val, lo, hi, y, yhat):
     """AM eq. (2): on a mistake, row y += x and row yhat -= x."""
     if y == yhat:
         return True
-    for t in range(nnz):
+    for t in range(lo, hi):
         j = idx[t]
         v = val[t]
         Wt[j, y] += v
@@ -157,8 +178,8 @@ def update_perceptron(Wt, idx, val, nnz, y, yhat):
     return True
 
 
-@njit(cache=True, nogil=True)
-def update_exp_h(Wt, idx, val, nnz, yhat, played, feedback, gamma, rho0a, beta_a):
+@njit(cache=True, nogil=True, inline="always")
+def update_exp_h(Wt, idx, val, lo, hi, yhat, played, feedback, gamma, rho0a, beta_a):
     """AM eq. (5): row played += x h(f)/P(played), row yhat -= x, with h(f) = (f - rho0)/beta (math-notes item 11).
 
     With rho0a = 0 and beta_a = 1 this is exactly the Banditron update (h(f) = f).
@@ -168,7 +189,7 @@ def update_exp_h(Wt, idx, val, nnz, yhat, played, feedback, gamma, rho0a, beta_a
     c = h / play_probability(played, yhat, gamma, K)
     if not np.isfinite(c):
         return False
-    for t in range(nnz):
+    for t in range(lo, hi):
         j = idx[t]
         v = val[t]
         Wt[j, played] += c * v
@@ -176,15 +197,15 @@ def update_exp_h(Wt, idx, val, nnz, yhat, played, feedback, gamma, rho0a, beta_a
     return True
 
 
-@njit(cache=True, nogil=True)
-def update_bpa(Wt, idx, val, nnz, s, played, feedback):
+@njit(cache=True, nogil=True, inline="always")
+def update_bpa(Wt, idx, val, lo, hi, s, played, feedback):
     """BPA (baselines.md section 3): binary PA step on row ``played`` with sigma = 2f - 1."""
     sigma = 2.0 * feedback - 1.0
     loss = 1.0 - sigma * s[played]
     if loss <= 0.0:
         return True
     nrm2 = 0.0
-    for t in range(nnz):
+    for t in range(lo, hi):
         nrm2 += val[t] * val[t]
     if nrm2 == 0.0:
         return True
@@ -192,13 +213,13 @@ def update_bpa(Wt, idx, val, nnz, s, played, feedback):
     if not np.isfinite(tau):
         return False
     c = tau * sigma
-    for t in range(nnz):
+    for t in range(lo, hi):
         Wt[idx[t], played] += c * val[t]
     return True
 
 
-@njit(cache=True, nogil=True)
-def update_soba(Wt, Tht, At, budget, idx, val, nnz, s, yhat, played, feedback, gamma):
+@njit(cache=True, nogil=True, inline="always")
+def update_soba(Wt, Tht, At, budget, idx, val, lo, hi, s, yhat, played, feedback, gamma):
     """Diagonal SOBA (baselines.md section 4.2, paper rule): learn only from confirmed labels.
 
     ybar = best competitor of ``played``; p = P(played); Delta = s[ybar] - s[played];
@@ -216,7 +237,7 @@ def update_soba(Wt, Tht, At, budget, idx, val, nnz, s, yhat, played, feedback, g
     p = play_probability(played, yhat, gamma, K)
     delta = s[ybar] - s[played]
     q = 0.0
-    for t in range(nnz):
+    for t in range(lo, hi):
         j = idx[t]
         v = val[t]
         q += v * v * (1.0 / At[j, ybar] + 1.0 / At[j, played])
@@ -227,7 +248,7 @@ def update_soba(Wt, Tht, At, budget, idx, val, nnz, s, yhat, played, feedback, g
     if budget[0] + m < 0.0:
         return True
     inv_p = 1.0 / p
-    for t in range(nnz):
+    for t in range(lo, hi):
         j = idx[t]
         v = val[t]
         v2 = v * v * inv_p
@@ -242,21 +263,21 @@ def update_soba(Wt, Tht, At, budget, idx, val, nnz, s, yhat, played, feedback, g
 
 
 @njit(cache=True, nogil=True, inline="always")
-def update(algo, Wt, Tht, At, budget, idx, val, nnz, s, y, yhat, played, feedback, gamma, rho0a, beta_a):
+def update(algo, Wt, Tht, At, budget, idx, val, lo, hi, s, y, yhat, played, feedback, gamma, rho0a, beta_a):
     """Dispatch one round's update; ``y`` is used by the Perceptron only (full information)."""
     if algo == PERCEPTRON:
-        return update_perceptron(Wt, idx, val, nnz, y, yhat)
+        return update_perceptron(Wt, idx, val, lo, hi, y, yhat)
     if algo == EXP_H:
-        return update_exp_h(Wt, idx, val, nnz, yhat, played, feedback, gamma, rho0a, beta_a)
+        return update_exp_h(Wt, idx, val, lo, hi, yhat, played, feedback, gamma, rho0a, beta_a)
     if algo == BPA:
-        return update_bpa(Wt, idx, val, nnz, s, played, feedback)
-    return update_soba(Wt, Tht, At, budget, idx, val, nnz, s, yhat, played, feedback, gamma)
+        return update_bpa(Wt, idx, val, lo, hi, s, played, feedback)
+    return update_soba(Wt, Tht, At, budget, idx, val, lo, hi, s, yhat, played, feedback, gamma)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def act(algo, Wt, idx, val, nnz, s, gamma, rng):
+def act(algo, Wt, idx, val, lo, hi, s, gamma, rng):
     """Greedy label and played label of one round (the Perceptron plays greedily, drawing nothing)."""
-    scores(Wt, idx, val, nnz, s)
+    scores(Wt, idx, val, lo, hi, s)
     yhat = argmax_first(s)
     if algo == PERCEPTRON:
         return yhat, yhat
@@ -268,28 +289,41 @@ def act(algo, Wt, idx, val, nnz, s, gamma, rng):
 # ---------------------------------------------------------------------------------------------
 
 
+@intrinsic
+def _borrowed(typingctx, obj):
+    """The array (or Generator) ``obj`` without its reference-count owner (meminfo and parent set to NULL).
+
+    numba increments and decrements the owner's reference count, atomically, each time an array
+    enters an inlined helper -- dozens of atomic operations per round, more than the arithmetic
+    of a small round.  The stream loops therefore receive borrowed views; the public wrappers keep
+    the owners alive for the whole loop.
+    """
+    def codegen(context, builder, sig, args):
+        proxy = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
+        proxy.meminfo = cgutils.get_null_value(proxy.meminfo.type)
+        proxy.parent = cgutils.get_null_value(proxy.parent.type)
+        return proxy._getvalue()
+    return obj(obj), codegen
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _round(algo, Wt, Tht, At, budget, idx, val, nnz, s, yi, gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng, counters):
-    yhat, played = act(algo, Wt, idx, val, nnz, s, gamma, lrn_rng)
+def _round(algo, Wt, Tht, At, budget, idx, val, lo, hi, s, yi, gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng):
+    yhat, played = act(algo, Wt, idx, val, lo, hi, s, gamma, lrn_rng)
     u = env_rng.random()
     truth = 1 if played == yi else 0
     fb = flip(truth, u, rho0, rho1)
-    ok = update(algo, Wt, Tht, At, budget, idx, val, nnz, s, yi, yhat, played, fb, gamma, rho0a, beta_a)
-    if played != yi:
-        counters[1] += 1
-    if yhat != yi:
-        counters[2] += 1
-    return ok, played, fb
+    ok = update(algo, Wt, Tht, At, budget, idx, val, lo, hi, s, yi, yhat, played, fb, gamma, rho0a, beta_a)
+    return ok, yhat, played, fb
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _record(counters, checkpoints, out_played, out_greedy):
-    c = counters[3]
-    while c < checkpoints.shape[0] and checkpoints[c] == counters[0]:
-        out_played[c] = counters[1]
-        out_greedy[c] = counters[2]
-        c += 1
-    counters[3] = c
+def _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy):
+    """Write the cumulative mistakes into every checkpoint slot equal to ``done``; return the next slot."""
+    while slot < checkpoints.shape[0] and checkpoints[slot] == done:
+        out_played[slot] = n_played
+        out_greedy[slot] = n_greedy
+        slot += 1
+    return slot
 
 
 @njit(cache=True, nogil=True)
@@ -298,55 +332,89 @@ def stream_dense(algo, Wt, Tht, At, budget, X, y, n_rounds, order, perm, pos, en
                  log_index, log_played, log_feedback):
     """Run ``n_rounds`` rounds over the dense rows of X.
 
-    ``counters`` = [rounds done, played mistakes, greedy mistakes, next checkpoint slot].  When
-    ``log_index`` has length >= n_rounds, round r's (example index, played label, noisy
-    feedback) is written to slot r (RCINE's block log).  Returns (status, rounds done in this call).
+    ``counters`` = [rounds done, played mistakes, greedy mistakes, next checkpoint slot] (read at
+    the start, written back at the end).  When ``log_index`` has length >= n_rounds, round r's
+    (example index, played label, noisy feedback) is written to slot r (RCINE's block log).
+    Returns (status, rounds done in this call).
     """
-    n, d = X.shape
-    K = Wt.shape[1]
-    idx = np.empty(d, dtype=np.int64)
-    val = np.empty(d, dtype=X.dtype)
-    s = np.empty(K, dtype=Wt.dtype)
+    idx = np.empty(X.shape[1], dtype=np.int64)
+    val = np.empty(X.shape[1], dtype=X.dtype)
+    s = np.empty(Wt.shape[1], dtype=Wt.dtype)
+    b = _borrowed
+    return _dense_loop(algo, b(Wt), b(Tht), b(At), b(budget), b(X), b(y), n_rounds, order, b(perm), b(pos),
+                       b(env_rng), b(lrn_rng), gamma, rho0a, beta_a, rho0, rho1, b(checkpoints), b(out_played),
+                       b(out_greedy), b(counters), b(log_index), b(log_played), b(log_feedback), b(idx), b(val), b(s))
+
+
+@njit(cache=True, nogil=True)
+def _dense_loop(algo, Wt, Tht, At, budget, X, y, n_rounds, order, perm, pos, env_rng, lrn_rng,
+                gamma, rho0a, beta_a, rho0, rho1, checkpoints, out_played, out_greedy, counters,
+                log_index, log_played, log_feedback, idx, val, s):
+    n = X.shape[0]
     do_log = log_index.shape[0] >= n_rounds
-    for r in range(n_rounds):
+    done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
+    status, r = OK, 0
+    while r < n_rounds:
         i = next_index(order, n, perm, pos, env_rng)
-        nnz = gather_dense(X[i], idx, val)
-        ok, played, fb = _round(algo, Wt, Tht, At, budget, idx, val, nnz, s, y[i], gamma, rho0a, beta_a,
-                                rho0, rho1, env_rng, lrn_rng, counters)
+        nnz = gather_dense(X, i, idx, val)
+        yi = y[i]
+        ok, yhat, played, fb = _round(algo, Wt, Tht, At, budget, idx, val, 0, nnz, s, yi, gamma, rho0a, beta_a,
+                                      rho0, rho1, env_rng, lrn_rng)
         if not ok:
-            return NONFINITE, r
-        counters[0] += 1
+            status = NONFINITE
+            break
+        n_played += played != yi
+        n_greedy += yhat != yi
+        done += 1
         if do_log:
             log_index[r] = i
             log_played[r] = played
             log_feedback[r] = fb
-        _record(counters, checkpoints, out_played, out_greedy)
-    return OK, n_rounds
+        slot = _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy)
+        r += 1
+    counters[0], counters[1], counters[2], counters[3] = done, n_played, n_greedy, slot
+    return status, r
 
 
 @njit(cache=True, nogil=True)
 def stream_csr(algo, Wt, Tht, At, budget, indptr, indices, data, y, n_rounds, order, perm, pos, env_rng, lrn_rng,
                gamma, rho0a, beta_a, rho0, rho1, checkpoints, out_played, out_greedy, counters,
                log_index, log_played, log_feedback):
-    """As :func:`stream_dense` for a CSR matrix with sorted indices (no per-round gather)."""
+    """As :func:`stream_dense` for a CSR matrix with sorted indices (no per-round gather, no row views)."""
+    s = np.empty(Wt.shape[1], dtype=Wt.dtype)
+    b = _borrowed
+    return _csr_loop(algo, b(Wt), b(Tht), b(At), b(budget), b(indptr), b(indices), b(data), b(y), n_rounds, order,
+                     b(perm), b(pos), b(env_rng), b(lrn_rng), gamma, rho0a, beta_a, rho0, rho1, b(checkpoints),
+                     b(out_played), b(out_greedy), b(counters), b(log_index), b(log_played), b(log_feedback), b(s))
+
+
+@njit(cache=True, nogil=True)
+def _csr_loop(algo, Wt, Tht, At, budget, indptr, indices, data, y, n_rounds, order, perm, pos, env_rng, lrn_rng,
+              gamma, rho0a, beta_a, rho0, rho1, checkpoints, out_played, out_greedy, counters,
+              log_index, log_played, log_feedback, s):
     n = indptr.shape[0] - 1
-    K = Wt.shape[1]
-    s = np.empty(K, dtype=Wt.dtype)
     do_log = log_index.shape[0] >= n_rounds
-    for r in range(n_rounds):
+    done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
+    status, r = OK, 0
+    while r < n_rounds:
         i = next_index(order, n, perm, pos, env_rng)
-        a, b = indptr[i], indptr[i + 1]
-        ok, played, fb = _round(algo, Wt, Tht, At, budget, indices[a:b], data[a:b], b - a, s, y[i], gamma, rho0a,
-                                beta_a, rho0, rho1, env_rng, lrn_rng, counters)
+        yi = y[i]
+        ok, yhat, played, fb = _round(algo, Wt, Tht, At, budget, indices, data, indptr[i], indptr[i + 1], s, yi,
+                                      gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng)
         if not ok:
-            return NONFINITE, r
-        counters[0] += 1
+            status = NONFINITE
+            break
+        n_played += played != yi
+        n_greedy += yhat != yi
+        done += 1
         if do_log:
             log_index[r] = i
             log_played[r] = played
             log_feedback[r] = fb
-        _record(counters, checkpoints, out_played, out_greedy)
-    return OK, n_rounds
+        slot = _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy)
+        r += 1
+    counters[0], counters[1], counters[2], counters[3] = done, n_played, n_greedy, slot
+    return status, r
 
 
 @njit(cache=True, nogil=True)
@@ -357,8 +425,8 @@ def predict_dense(Wt, X, out):
     val = np.empty(d, dtype=X.dtype)
     s = np.empty(Wt.shape[1], dtype=Wt.dtype)
     for i in range(n):
-        nnz = gather_dense(X[i], idx, val)
-        scores(Wt, idx, val, nnz, s)
+        nnz = gather_dense(X, i, idx, val)
+        scores(Wt, idx, val, 0, nnz, s)
         out[i] = argmax_first(s)
 
 
@@ -366,6 +434,5 @@ def predict_dense(Wt, X, out):
 def predict_csr(Wt, indptr, indices, data, out):
     s = np.empty(Wt.shape[1], dtype=Wt.dtype)
     for i in range(indptr.shape[0] - 1):
-        a, b = indptr[i], indptr[i + 1]
-        scores(Wt, indices[a:b], data[a:b], b - a, s)
+        scores(Wt, indices, data, indptr[i], indptr[i + 1], s)
         out[i] = argmax_first(s)

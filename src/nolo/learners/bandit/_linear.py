@@ -53,13 +53,13 @@ class LinearMulticlassMixin:
         x = np.ascontiguousarray(x, dtype=self.W_.dtype)
         idx = np.empty(x.shape[0], dtype=np.int64)
         val = np.empty(x.shape[0], dtype=x.dtype)
-        nnz = kern.gather_dense(x, idx, val)
+        nnz = kern.gather_dense(x.reshape(1, -1), 0, idx, val)
         return idx, val, nnz
 
     def _greedy(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, int]:
         idx, val, nnz = self._rows(x)
         s = np.empty(self.W_.shape[0], dtype=self.W_.dtype)
-        kern.scores(self.W_.T, idx, val, nnz, s)
+        kern.scores(self.W_.T, idx, val, 0, nnz, s)
         return idx, val, nnz, s, int(kern.argmax_first(s))
 
     # -- prediction ------------------------------------------------------------------------
@@ -161,7 +161,7 @@ class ExploringBanditLearner(LinearMulticlassMixin, BanditLearner):
         self._ensure_initialized(x.shape[0])
         idx, val, nnz, s, yhat = self._greedy(x)
         algo, Wt, Tht, At, budget, gamma, r0, beta = self._kernel_state()
-        ok = kern.update(algo, Wt, Tht, At, budget, idx, val, nnz, s, -1, yhat, int(played), int(feedback),
+        ok = kern.update(algo, Wt, Tht, At, budget, idx, val, 0, nnz, s, -1, yhat, int(played), int(feedback),
                          gamma, r0, beta)
         if not ok:
             raise NumericalError(f"{type(self).__name__}: the update coefficient is not finite; state unchanged")

@@ -52,6 +52,6 @@ class Perceptron(LinearMulticlassMixin, FullInformationLearner):
             raise ParameterError(f"y must be an integer label in [0, {K - 1}], got {y!r}")
         self._ensure_initialized(x.shape[0])
         idx, val, nnz, s, yhat = self._greedy(x)
-        kern.update_perceptron(self.W_.T, idx, val, nnz, int(y), yhat)
+        kern.update_perceptron(self.W_.T, idx, val, 0, nnz, int(y), yhat)
         self.t_ += 1
         return self
