@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
+from numba.core import cgutils, types
 from numba.extending import intrinsic
+from llvmlite import ir
 
 PERCEPTRON, EXP_H, BPA, SOBA = 0, 1, 2, 3
 ORDER_REPLACE, ORDER_PERMUTE, ORDER_CYCLE = 0, 1, 2
@@ -85,6 +86,57 @@ def scores(Wt, idx, val, lo, hi, s):
         for k in range(K):
             s[k] += Wt[j, k] * v
         t += 1
+
+
+#: classes per SIMD block of the stream loops' score accumulation; their weights are padded to a multiple of it
+LANES = 16
+
+
+@intrinsic
+def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
+    """s[kb:kb+LANES] = sum over t in [lo, hi) of Wp[idx[t], kb:kb+LANES] * val[t], in increasing t.
+
+    The LANES running sums live in one LLVM vector register (numba runs no SLP vectoriser, and its
+    loop vectoriser leaves a K = 9 or 10 class loop scalar): per non-zero one vector load, one
+    multiply and one add, element-wise -- each lane rounds exactly as the scalar
+    ``s[k] += Wt[j, k] * x_j`` (no fused multiply-add, no reassociation), so the bits equal
+    :func:`scores`'.  ``Wp`` is C-contiguous with a multiple of LANES columns.
+    """
+    def codegen(context, builder, sig, args):
+        W = context.make_array(sig.args[0])(context, builder, args[0])
+        ix = context.make_array(sig.args[1])(context, builder, args[1])
+        vl = context.make_array(sig.args[2])(context, builder, args[2])
+        lo_, hi_, kb_ = args[3], args[4], args[5]
+        sa = context.make_array(sig.args[6])(context, builder, args[6])
+        elt = context.get_value_type(sig.args[0].dtype)
+        align = context.get_abi_sizeof(elt)
+        vty = ir.VectorType(elt, LANES)
+        intp = context.get_value_type(types.intp)
+        acc = cgutils.alloca_once_value(builder, ir.Constant(vty, None))
+        row_stride = cgutils.unpack_tuple(builder, W.strides, 2)[0]
+        base = builder.add(builder.ptrtoint(W.data, intp), builder.mul(kb_, context.get_constant(types.intp, align)))
+        splat = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
+        with cgutils.for_range(builder, builder.sub(hi_, lo_)) as loop:
+            t = builder.add(lo_, loop.index)
+            j = builder.load(builder.gep(ix.data, [t]))
+            if j.type.width < intp.width:
+                j = builder.sext(j, intp)
+            v = builder.load(builder.gep(vl.data, [t]))
+            w = builder.load(builder.inttoptr(builder.add(base, builder.mul(j, row_stride)), vty.as_pointer()),
+                             align=align)
+            vv = builder.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(ir.IntType(32), 0))
+            vv = builder.shuffle_vector(vv, ir.Constant(vty, ir.Undefined), splat)
+            builder.store(builder.fadd(builder.load(acc), builder.fmul(w, vv)), acc)
+        builder.store(builder.load(acc), builder.bitcast(builder.gep(sa.data, [kb_]), vty.as_pointer()), align=align)
+        return context.get_dummy_value()
+    return types.none(Wp, idx, val, lo, hi, kb, s), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def scores_padded(Wp, idx, val, lo, hi, s):
+    """:func:`scores` (the same bits) on the LANES-padded weights ``Wp`` (d, Kp) into ``s`` of length Kp."""
+    for kb in range(0, Wp.shape[1], LANES):
+        _accumulate_block(Wp, idx, val, lo, hi, kb, s)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -275,9 +327,12 @@ def update(algo, Wt, Tht, At, budget, idx, val, lo, hi, s, y, yhat, played, feed
 
 
 @njit(cache=True, nogil=True, inline="always")
-def act(algo, Wt, idx, val, lo, hi, s, gamma, rng):
-    """Greedy label and played label of one round (the Perceptron plays greedily, drawing nothing)."""
-    scores(Wt, idx, val, lo, hi, s)
+def act(algo, Wp, Wt, idx, val, lo, hi, sp, s, gamma, rng):
+    """Greedy label and played label of one round (the Perceptron plays greedily, drawing nothing).
+
+    ``Wp``/``sp`` are the padded weights and scores, ``Wt``/``s`` their first K columns/entries.
+    """
+    scores_padded(Wp, idx, val, lo, hi, sp)
     yhat = argmax_first(s)
     if algo == PERCEPTRON:
         return yhat, yhat
@@ -295,8 +350,8 @@ def _borrowed(typingctx, obj):
 
     numba increments and decrements the owner's reference count, atomically, each time an array
     enters an inlined helper -- dozens of atomic operations per round, more than the arithmetic
-    of a small round.  The stream loops therefore receive borrowed views; the public wrappers keep
-    the owners alive for the whole loop.
+    of a small round.  The stream loops therefore work on borrowed views of their arguments, whose
+    owners the calling frame holds until the loop returns.
     """
     def codegen(context, builder, sig, args):
         proxy = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
@@ -307,8 +362,9 @@ def _borrowed(typingctx, obj):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _round(algo, Wt, Tht, At, budget, idx, val, lo, hi, s, yi, gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng):
-    yhat, played = act(algo, Wt, idx, val, lo, hi, s, gamma, lrn_rng)
+def _round(algo, Wp, Wt, Tht, At, budget, idx, val, lo, hi, sp, s, yi, gamma, rho0a, beta_a, rho0, rho1, env_rng,
+           lrn_rng):
+    yhat, played = act(algo, Wp, Wt, idx, val, lo, hi, sp, s, gamma, lrn_rng)
     u = env_rng.random()
     truth = 1 if played == yi else 0
     fb = flip(truth, u, rho0, rho1)
@@ -327,6 +383,16 @@ def _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy)
 
 
 @njit(cache=True, nogil=True)
+def _padded(Wt):
+    """A zero-padded copy (d, Kp) of the weights, Kp the multiple of LANES >= K, and scores of length Kp."""
+    d, K = Wt.shape
+    Kp = LANES * ((K + LANES - 1) // LANES)
+    Wp = np.zeros((d, Kp), dtype=Wt.dtype)
+    Wp[:, :K] = Wt
+    return Wp, np.zeros(Kp, dtype=Wt.dtype)
+
+
+@njit(cache=True, nogil=True)
 def stream_dense(algo, Wt, Tht, At, budget, X, y, n_rounds, order, perm, pos, env_rng, lrn_rng,
                  gamma, rho0a, beta_a, rho0, rho1, checkpoints, out_played, out_greedy, counters,
                  log_index, log_played, log_feedback):
@@ -339,18 +405,26 @@ def stream_dense(algo, Wt, Tht, At, budget, X, y, n_rounds, order, perm, pos, en
     """
     idx = np.empty(X.shape[1], dtype=np.int64)
     val = np.empty(X.shape[1], dtype=X.dtype)
-    s = np.empty(Wt.shape[1], dtype=Wt.dtype)
-    b = _borrowed
-    return _dense_loop(algo, b(Wt), b(Tht), b(At), b(budget), b(X), b(y), n_rounds, order, b(perm), b(pos),
-                       b(env_rng), b(lrn_rng), gamma, rho0a, beta_a, rho0, rho1, b(checkpoints), b(out_played),
-                       b(out_greedy), b(counters), b(log_index), b(log_played), b(log_feedback), b(idx), b(val), b(s))
+    Wp, sp = _padded(Wt)
+    status, r = _dense_loop(algo, Wp, Tht, At, budget, X, y, n_rounds, order, perm, pos, env_rng, lrn_rng,
+                            gamma, rho0a, beta_a, rho0, rho1, checkpoints, out_played, out_greedy, counters,
+                            log_index, log_played, log_feedback, idx, val, sp, Wt.shape[1])
+    Wt[:, :] = Wp[:, :Wt.shape[1]]
+    return status, r
 
 
 @njit(cache=True, nogil=True)
-def _dense_loop(algo, Wt, Tht, At, budget, X, y, n_rounds, order, perm, pos, env_rng, lrn_rng,
+def _dense_loop(algo, Wp, Tht, At, budget, X, y, n_rounds, order, perm, pos, env_rng, lrn_rng,
                 gamma, rho0a, beta_a, rho0, rho1, checkpoints, out_played, out_greedy, counters,
-                log_index, log_played, log_feedback, idx, val, s):
+                log_index, log_played, log_feedback, idx, val, sp, K):
+    b = _borrowed  # the callers hold the owners for the whole call (see _borrowed)
+    Wp, Tht, At, budget, y, perm, pos, env_rng, lrn_rng = (b(Wp), b(Tht), b(At), b(budget), b(y), b(perm), b(pos),
+                                                          b(env_rng), b(lrn_rng))
+    checkpoints, out_played, out_greedy, counters = b(checkpoints), b(out_played), b(out_greedy), b(counters)
+    log_index, log_played, log_feedback, sp = b(log_index), b(log_played), b(log_feedback), b(sp)
+    X, idx, val = b(X), b(idx), b(val)
     n = X.shape[0]
+    Wt, s = Wp[:, :K], sp[:K]
     do_log = log_index.shape[0] >= n_rounds
     done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
     status, r = OK, 0
@@ -358,8 +432,8 @@ def _dense_loop(algo, Wt, Tht, At, budget, X, y, n_rounds, order, perm, pos, env
         i = next_index(order, n, perm, pos, env_rng)
         nnz = gather_dense(X, i, idx, val)
         yi = y[i]
-        ok, yhat, played, fb = _round(algo, Wt, Tht, At, budget, idx, val, 0, nnz, s, yi, gamma, rho0a, beta_a,
-                                      rho0, rho1, env_rng, lrn_rng)
+        ok, yhat, played, fb = _round(algo, Wp, Wt, Tht, At, budget, idx, val, 0, nnz, sp, s, yi, gamma, rho0a,
+                                      beta_a, rho0, rho1, env_rng, lrn_rng)
         if not ok:
             status = NONFINITE
             break
@@ -381,26 +455,34 @@ def stream_csr(algo, Wt, Tht, At, budget, indptr, indices, data, y, n_rounds, or
                gamma, rho0a, beta_a, rho0, rho1, checkpoints, out_played, out_greedy, counters,
                log_index, log_played, log_feedback):
     """As :func:`stream_dense` for a CSR matrix with sorted indices (no per-round gather, no row views)."""
-    s = np.empty(Wt.shape[1], dtype=Wt.dtype)
-    b = _borrowed
-    return _csr_loop(algo, b(Wt), b(Tht), b(At), b(budget), b(indptr), b(indices), b(data), b(y), n_rounds, order,
-                     b(perm), b(pos), b(env_rng), b(lrn_rng), gamma, rho0a, beta_a, rho0, rho1, b(checkpoints),
-                     b(out_played), b(out_greedy), b(counters), b(log_index), b(log_played), b(log_feedback), b(s))
+    Wp, sp = _padded(Wt)
+    status, r = _csr_loop(algo, Wp, Tht, At, budget, indptr, indices, data, y, n_rounds, order, perm, pos, env_rng,
+                          lrn_rng, gamma, rho0a, beta_a, rho0, rho1, checkpoints, out_played, out_greedy, counters,
+                          log_index, log_played, log_feedback, sp, Wt.shape[1])
+    Wt[:, :] = Wp[:, :Wt.shape[1]]
+    return status, r
 
 
 @njit(cache=True, nogil=True)
-def _csr_loop(algo, Wt, Tht, At, budget, indptr, indices, data, y, n_rounds, order, perm, pos, env_rng, lrn_rng,
+def _csr_loop(algo, Wp, Tht, At, budget, indptr, indices, data, y, n_rounds, order, perm, pos, env_rng, lrn_rng,
               gamma, rho0a, beta_a, rho0, rho1, checkpoints, out_played, out_greedy, counters,
-              log_index, log_played, log_feedback, s):
+              log_index, log_played, log_feedback, sp, K):
+    b = _borrowed  # the callers hold the owners for the whole call (see _borrowed)
+    Wp, Tht, At, budget, y, perm, pos, env_rng, lrn_rng = (b(Wp), b(Tht), b(At), b(budget), b(y), b(perm), b(pos),
+                                                          b(env_rng), b(lrn_rng))
+    checkpoints, out_played, out_greedy, counters = b(checkpoints), b(out_played), b(out_greedy), b(counters)
+    log_index, log_played, log_feedback, sp = b(log_index), b(log_played), b(log_feedback), b(sp)
+    indptr, indices, data = b(indptr), b(indices), b(data)
     n = indptr.shape[0] - 1
+    Wt, s = Wp[:, :K], sp[:K]
     do_log = log_index.shape[0] >= n_rounds
     done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
     status, r = OK, 0
     while r < n_rounds:
         i = next_index(order, n, perm, pos, env_rng)
         yi = y[i]
-        ok, yhat, played, fb = _round(algo, Wt, Tht, At, budget, indices, data, indptr[i], indptr[i + 1], s, yi,
-                                      gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng)
+        ok, yhat, played, fb = _round(algo, Wp, Wt, Tht, At, budget, indices, data, indptr[i], indptr[i + 1], sp, s,
+                                      yi, gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng)
         if not ok:
             status = NONFINITE
             break
