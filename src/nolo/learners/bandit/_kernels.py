@@ -132,6 +132,46 @@ def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
     return types.none(Wp, idx, val, lo, hi, kb, s), codegen
 
 
+@intrinsic
+def _add_sub_columns(typingctx, Wt, idx, val, lo, hi, a, ca, b):
+    """For t in [lo, hi): Wt[idx[t], a] += ca * val[t], then Wt[idx[t], b] -= val[t] -- the two-row update.
+
+    Straight-line code without numba's negative-index wrap-around per access (it doubled the update's
+    cost); the arithmetic is numba's for ``Wt[j, a] += ca * v; Wt[j, b] -= v``: ``ca * v`` and the
+    first sum in float64 (``ca`` is a float64), rounded to Wt's dtype when stored, the second in Wt's dtype.
+    """
+    def codegen(context, builder, sig, args):
+        W = context.make_array(sig.args[0])(context, builder, args[0])
+        ix = context.make_array(sig.args[1])(context, builder, args[1])
+        vl = context.make_array(sig.args[2])(context, builder, args[2])
+        lo_, hi_, a_, ca_, b_ = args[3:]
+        elt = context.get_value_type(sig.args[0].dtype)
+        f64 = ir.DoubleType()
+        intp = context.get_value_type(types.intp)
+        s0, s1 = cgutils.unpack_tuple(builder, W.strides, 2)
+        base = builder.ptrtoint(W.data, intp)
+        col_a = builder.add(base, builder.mul(a_, s1))
+        col_b = builder.add(base, builder.mul(b_, s1))
+
+        def widen(x):
+            return x if x.type == f64 else builder.fpext(x, f64)
+
+        with cgutils.for_range(builder, builder.sub(hi_, lo_)) as loop:
+            t = builder.add(lo_, loop.index)
+            j = builder.load(builder.gep(ix.data, [t]))
+            if j.type.width < intp.width:
+                j = builder.sext(j, intp)
+            v = builder.load(builder.gep(vl.data, [t]))
+            off = builder.mul(j, s0)
+            pa = builder.inttoptr(builder.add(col_a, off), elt.as_pointer())
+            new = builder.fadd(widen(builder.load(pa)), builder.fmul(ca_, widen(v)))
+            builder.store(new if elt == f64 else builder.fptrunc(new, elt), pa)
+            pb = builder.inttoptr(builder.add(col_b, off), elt.as_pointer())
+            builder.store(builder.fsub(builder.load(pb), v), pb)
+        return context.get_dummy_value()
+    return types.none(Wt, idx, val, lo, hi, types.intp, types.float64, types.intp), codegen
+
+
 @njit(cache=True, nogil=True, inline="always")
 def scores_padded(Wp, idx, val, lo, hi, s):
     """:func:`scores` (the same bits) on the LANES-padded weights ``Wp`` (d, Kp) into ``s`` of length Kp."""
@@ -241,11 +281,7 @@ def update_exp_h(Wt, idx, val, lo, hi, yhat, played, feedback, gamma, rho0a, bet
     c = h / play_probability(played, yhat, gamma, K)
     if not np.isfinite(c):
         return False
-    for t in range(lo, hi):
-        j = idx[t]
-        v = val[t]
-        Wt[j, played] += c * v
-        Wt[j, yhat] -= v
+    _add_sub_columns(Wt, idx, val, lo, hi, played, c, yhat)
     return True
 
 
