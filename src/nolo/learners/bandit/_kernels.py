@@ -172,6 +172,33 @@ def _add_sub_columns(typingctx, Wt, idx, val, lo, hi, a, ca, b):
     return types.none(Wt, idx, val, lo, hi, types.intp, types.float64, types.intp), codegen
 
 
+@intrinsic
+def _prefetch(typingctx, arr, byte_lo, byte_hi):
+    """Ask the CPU to fetch bytes [byte_lo, byte_hi) of ``arr``'s buffer into cache (one hint per 64-byte line).
+
+    The stream loops know the next example one round ahead (the environment's next index draw
+    comes right after this round's feedback draw, so drawing it early keeps the draw order) and
+    prefetch its row while the current round's update runs: random rows of data sets larger than
+    the cache otherwise stall the score accumulation on memory.
+    """
+    def codegen(context, builder, sig, args):
+        a = context.make_array(sig.args[0])(context, builder, args[0])
+        lo_, hi_ = args[1], args[2]
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        intp = context.get_value_type(types.intp)
+        base = builder.ptrtoint(a.data, intp)
+        nlines = builder.udiv(builder.add(builder.sub(hi_, lo_), ir.Constant(intp, 63)), ir.Constant(intp, 64))
+        with cgutils.for_range(builder, nlines) as loop:
+            off = builder.add(lo_, builder.mul(loop.index, ir.Constant(intp, 64)))
+            ptr = builder.inttoptr(builder.add(base, off), i8p)
+            builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.none(arr, types.intp, types.intp), codegen
+
+
 @njit(cache=True, nogil=True, inline="always")
 def scores_padded(Wp, idx, val, lo, hi, s):
     """:func:`scores` (the same bits) on the LANES-padded weights ``Wp`` (d, Kp) into ``s`` of length Kp."""
@@ -398,14 +425,12 @@ def _borrowed(typingctx, obj):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _round(algo, Wp, Wt, Tht, At, budget, idx, val, lo, hi, sp, s, yi, gamma, rho0a, beta_a, rho0, rho1, env_rng,
-           lrn_rng):
+def _play(algo, Wp, Wt, idx, val, lo, hi, sp, s, yi, gamma, rho0, rho1, env_rng, lrn_rng):
+    """One round up to the feedback: (greedy label, played label, noisy feedback bit)."""
     yhat, played = act(algo, Wp, Wt, idx, val, lo, hi, sp, s, gamma, lrn_rng)
     u = env_rng.random()
-    truth = 1 if played == yi else 0
-    fb = flip(truth, u, rho0, rho1)
-    ok = update(algo, Wt, Tht, At, budget, idx, val, lo, hi, s, yi, yhat, played, fb, gamma, rho0a, beta_a)
-    return ok, yhat, played, fb
+    fb = flip(1 if played == yi else 0, u, rho0, rho1)
+    return yhat, played, fb
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -461,16 +486,20 @@ def _dense_loop(algo, Wp, Tht, At, budget, X, y, n_rounds, order, perm, pos, env
     X, idx, val = b(X), b(idx), b(val)
     n = X.shape[0]
     Wt, s = Wp[:, :K], sp[:K]
+    row_bytes = X.shape[1] * X.itemsize
     do_log = log_index.shape[0] >= n_rounds
     done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
     status, r = OK, 0
+    i = next_index(order, n, perm, pos, env_rng) if n_rounds > 0 else 0
     while r < n_rounds:
-        i = next_index(order, n, perm, pos, env_rng)
         nnz = gather_dense(X, i, idx, val)
         yi = y[i]
-        ok, yhat, played, fb = _round(algo, Wp, Wt, Tht, At, budget, idx, val, 0, nnz, sp, s, yi, gamma, rho0a,
-                                      beta_a, rho0, rho1, env_rng, lrn_rng)
-        if not ok:
+        yhat, played, fb = _play(algo, Wp, Wt, idx, val, 0, nnz, sp, s, yi, gamma, rho0, rho1, env_rng, lrn_rng)
+        i_next = i
+        if r + 1 < n_rounds:  # the next index draw follows this round's feedback draw, as in the per-round API
+            i_next = next_index(order, n, perm, pos, env_rng)
+            _prefetch(X, i_next * X.strides[0], i_next * X.strides[0] + row_bytes)
+        if not update(algo, Wt, Tht, At, budget, idx, val, 0, nnz, s, yi, yhat, played, fb, gamma, rho0a, beta_a):
             status = NONFINITE
             break
         n_played += played != yi
@@ -482,6 +511,7 @@ def _dense_loop(algo, Wp, Tht, At, budget, X, y, n_rounds, order, perm, pos, env
             log_feedback[r] = fb
         slot = _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy)
         r += 1
+        i = i_next
     counters[0], counters[1], counters[2], counters[3] = done, n_played, n_greedy, slot
     return status, r
 
@@ -511,15 +541,22 @@ def _csr_loop(algo, Wp, Tht, At, budget, indptr, indices, data, y, n_rounds, ord
     indptr, indices, data = b(indptr), b(indices), b(data)
     n = indptr.shape[0] - 1
     Wt, s = Wp[:, :K], sp[:K]
+    isz, vsz = indices.itemsize, data.itemsize
     do_log = log_index.shape[0] >= n_rounds
     done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
     status, r = OK, 0
+    i = next_index(order, n, perm, pos, env_rng) if n_rounds > 0 else 0
     while r < n_rounds:
-        i = next_index(order, n, perm, pos, env_rng)
+        lo, hi = indptr[i], indptr[i + 1]
         yi = y[i]
-        ok, yhat, played, fb = _round(algo, Wp, Wt, Tht, At, budget, indices, data, indptr[i], indptr[i + 1], sp, s,
-                                      yi, gamma, rho0a, beta_a, rho0, rho1, env_rng, lrn_rng)
-        if not ok:
+        yhat, played, fb = _play(algo, Wp, Wt, indices, data, lo, hi, sp, s, yi, gamma, rho0, rho1, env_rng, lrn_rng)
+        i_next = i
+        if r + 1 < n_rounds:  # the next index draw follows this round's feedback draw, as in the per-round API
+            i_next = next_index(order, n, perm, pos, env_rng)
+            a, b = indptr[i_next], indptr[i_next + 1]
+            _prefetch(indices, a * isz, b * isz)
+            _prefetch(data, a * vsz, b * vsz)
+        if not update(algo, Wt, Tht, At, budget, indices, data, lo, hi, s, yi, yhat, played, fb, gamma, rho0a, beta_a):
             status = NONFINITE
             break
         n_played += played != yi
@@ -531,6 +568,7 @@ def _csr_loop(algo, Wp, Tht, At, budget, indptr, indices, data, y, n_rounds, ord
             log_feedback[r] = fb
         slot = _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy)
         r += 1
+        i = i_next
     counters[0], counters[1], counters[2], counters[3] = done, n_played, n_greedy, slot
     return status, r
 
