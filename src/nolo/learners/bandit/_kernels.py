@@ -137,8 +137,9 @@ def _add_sub_columns(typingctx, Wt, idx, val, lo, hi, a, ca, b):
     """For t in [lo, hi): Wt[idx[t], a] += ca * val[t], then Wt[idx[t], b] -= val[t] -- the two-row update.
 
     Straight-line code without numba's negative-index wrap-around per access (it doubled the update's
-    cost); the arithmetic is numba's for ``Wt[j, a] += ca * v; Wt[j, b] -= v``: ``ca * v`` and the
-    first sum in float64 (``ca`` is a float64), rounded to Wt's dtype when stored, the second in Wt's dtype.
+    cost), and for a == b (most rounds) one load and one store per coordinate.  The arithmetic is
+    numba's for ``Wt[j, a] += ca * v; Wt[j, b] -= v``: ``ca * v`` and the first sum in float64 (``ca``
+    is a float64), rounded to Wt's dtype, the second in Wt's dtype.
     """
     def codegen(context, builder, sig, args):
         W = context.make_array(sig.args[0])(context, builder, args[0])
@@ -156,18 +157,31 @@ def _add_sub_columns(typingctx, Wt, idx, val, lo, hi, a, ca, b):
         def widen(x):
             return x if x.type == f64 else builder.fpext(x, f64)
 
-        with cgutils.for_range(builder, builder.sub(hi_, lo_)) as loop:
-            t = builder.add(lo_, loop.index)
+        def row(t):  # (index, value) of non-zero t
             j = builder.load(builder.gep(ix.data, [t]))
             if j.type.width < intp.width:
                 j = builder.sext(j, intp)
-            v = builder.load(builder.gep(vl.data, [t]))
-            off = builder.mul(j, s0)
-            pa = builder.inttoptr(builder.add(col_a, off), elt.as_pointer())
-            new = builder.fadd(widen(builder.load(pa)), builder.fmul(ca_, widen(v)))
-            builder.store(new if elt == f64 else builder.fptrunc(new, elt), pa)
-            pb = builder.inttoptr(builder.add(col_b, off), elt.as_pointer())
-            builder.store(builder.fsub(builder.load(pb), v), pb)
+            return j, builder.load(builder.gep(vl.data, [t]))
+
+        def plus(w, v):  # numba's Wt[j, a] += ca * v: float64 sum, rounded to Wt's dtype
+            new = builder.fadd(widen(w), builder.fmul(ca_, widen(v)))
+            return new if elt == f64 else builder.fptrunc(new, elt)
+
+        same = builder.icmp_signed("==", a_, b_)
+        with builder.if_else(same) as (one_row, two_rows):
+            with one_row:  # a == b (the played label is the greedy one): both steps in a register, one store
+                with cgutils.for_range(builder, builder.sub(hi_, lo_)) as loop:
+                    j, v = row(builder.add(lo_, loop.index))
+                    pa = builder.inttoptr(builder.add(col_a, builder.mul(j, s0)), elt.as_pointer())
+                    builder.store(builder.fsub(plus(builder.load(pa), v), v), pa)
+            with two_rows:
+                with cgutils.for_range(builder, builder.sub(hi_, lo_)) as loop:
+                    j, v = row(builder.add(lo_, loop.index))
+                    off = builder.mul(j, s0)
+                    pa = builder.inttoptr(builder.add(col_a, off), elt.as_pointer())
+                    builder.store(plus(builder.load(pa), v), pa)
+                    pb = builder.inttoptr(builder.add(col_b, off), elt.as_pointer())
+                    builder.store(builder.fsub(builder.load(pb), v), pb)
         return context.get_dummy_value()
     return types.none(Wt, idx, val, lo, hi, types.intp, types.float64, types.intp), codegen
 
