@@ -48,8 +48,8 @@ def test_simd_scores_are_the_sequential_sums(dtype, K, index_dtype):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("a,b", [(1, 3), (2, 2)])
-def test_two_row_update_rounds_as_numba_does(dtype, a, b):
-    """Wt[j, a] += c x_j (float64 product and sum, rounded to the dtype), then Wt[j, b] -= x_j (in the dtype)."""
+def test_two_row_update_rounds_in_the_weights_dtype(dtype, a, b):
+    """Wt[j, a] += c x_j, then Wt[j, b] -= x_j, all in the weights' dtype (c rounded to float32 for float32)."""
     rng = np.random.default_rng(3)
     W0 = rng.standard_normal((12, 4)).astype(dtype)
     idx = np.array([0, 4, 5, 11], dtype=np.int32)
@@ -57,8 +57,8 @@ def test_two_row_update_rounds_as_numba_does(dtype, a, b):
     c = 1.0 / 0.9625  # a play probability's inverse, not representable in float32
     want = W0.copy()
     for j, v in zip(idx[1:3], val[1:3]):
-        want[j, a] = dtype(np.float64(want[j, a]) + c * np.float64(v))
-        want[j, b] = dtype(want[j, b] - v)
+        want[j, a] = want[j, a] + dtype(c) * v
+        want[j, b] = want[j, b] - v
     W = W0.copy()
     _two_rows(W, idx, val, 1, 3, a, c, b)
     np.testing.assert_array_equal(W, want)

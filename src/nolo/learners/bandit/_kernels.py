@@ -137,9 +137,10 @@ def _add_sub_columns(typingctx, Wt, idx, val, lo, hi, a, ca, b):
     """For t in [lo, hi): Wt[idx[t], a] += ca * val[t], then Wt[idx[t], b] -= val[t] -- the two-row update.
 
     Straight-line code without numba's negative-index wrap-around per access (it doubled the update's
-    cost), and for a == b (most rounds) one load and one store per coordinate.  The arithmetic is
-    numba's for ``Wt[j, a] += ca * v; Wt[j, b] -= v``: ``ca * v`` and the first sum in float64 (``ca``
-    is a float64), rounded to Wt's dtype, the second in Wt's dtype.
+    cost), and for a == b (most rounds) one load and one store per coordinate.  All arithmetic is in
+    Wt's dtype: a float32 learner rounds ``ca`` to float32 once and updates in float32 (float32 end to
+    end; no conversions per coordinate), a float64 learner computes exactly
+    ``Wt[j, a] += ca * v; Wt[j, b] -= v``.
     """
     def codegen(context, builder, sig, args):
         W = context.make_array(sig.args[0])(context, builder, args[0])
@@ -154,18 +155,16 @@ def _add_sub_columns(typingctx, Wt, idx, val, lo, hi, a, ca, b):
         col_a = builder.add(base, builder.mul(a_, s1))
         col_b = builder.add(base, builder.mul(b_, s1))
 
-        def widen(x):
-            return x if x.type == f64 else builder.fpext(x, f64)
-
         def row(t):  # (index, value) of non-zero t
             j = builder.load(builder.gep(ix.data, [t]))
             if j.type.width < intp.width:
                 j = builder.sext(j, intp)
             return j, builder.load(builder.gep(vl.data, [t]))
 
-        def plus(w, v):  # numba's Wt[j, a] += ca * v: float64 sum, rounded to Wt's dtype
-            new = builder.fadd(widen(w), builder.fmul(ca_, widen(v)))
-            return new if elt == f64 else builder.fptrunc(new, elt)
+        ca_elt = ca_ if elt == f64 else builder.fptrunc(ca_, elt)
+
+        def plus(w, v):  # w + ca * v in Wt's dtype
+            return builder.fadd(w, builder.fmul(ca_elt, v))
 
         same = builder.icmp_signed("==", a_, b_)
         with builder.if_else(same) as (one_row, two_rows):
