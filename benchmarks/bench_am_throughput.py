@@ -144,8 +144,8 @@ def main(argv=None):
     Tn = 5_000 if args.quick else args.numpy_rounds
     gamma, rho = 0.05, (0.0, 0.0)
     print(f"# AM throughput (rounds/s), gamma = epsilon = {gamma}, compiled T = {T:,}, NumPy loop T = {Tn:,}\n")
-    print("| data | learner | compiled, dense loop | compiled, auto (CSR loop if <= 60 % non-zeros) | NumPy loop "
-          "| auto / NumPy | final error |")
+    print(f"| data | learner | compiled, dense loop | compiled, auto (CSR loop if <= {AUTO_CSR_DENSITY:.0%} non-zeros) "
+          "| NumPy loop | auto / NumPy | final error |")
     print("|---|---|---|---|---|---|---|")
     data = datasets(args.quick)
     soba_ratio = {}
