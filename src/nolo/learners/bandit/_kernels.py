@@ -10,15 +10,25 @@ the bit generator's state), in the same order:
   when the flip rates are 0, so noise settings share their random numbers;
 * learner generator: ``u_play`` for the played label (not for the Perceptron).
 
-The per-round Python API (``act``/``learn``) calls the very same compiled
-functions, so the whole-stream path and the per-round path give bit-identical
-weights for the same seeds.  Scores are accumulated in a fixed order over the
-non-zero coordinates (no fast-math reassociation), which makes the result
-independent of the calling context.
+The per-round Python API (``act``/``learn``) calls the same compiled updates and
+the same arithmetic for the scores, so the whole-stream path and the per-round
+path give bit-identical weights for the same seeds.  Every class's score is the
+sum over the non-zero coordinates in increasing order, one rounding per product
+and per addition (no fast-math reassociation, no fused multiply-add), which makes
+the result independent of the calling context and of the representation (dense
+or CSR).
 
 Weights are held as ``Wt`` of shape ``(d, K)`` (the transpose view of the
 learner's Fortran-ordered ``W_`` of shape ``(K, d)``): a score update
 ``s += Wt[j] * x_j`` is a contiguous K-vector operation per non-zero ``x_j``.
+
+Speed (docs/benchmarks-am.md): the stream loops copy the weights once per call
+into a zero-padded (d, 16m) array and accumulate 16 classes in one LLVM vector
+register (:func:`_accumulate_block`); the Banditron/RCNBF update is straight-line
+code (:func:`_add_sub_columns`); the loops work on borrowed views, free of numba's
+atomic reference counting (:func:`_borrowed`); and the next example's index is drawn
+right after this round's feedback (the per-round order) so that its row can be
+prefetched (:func:`_prefetch`) while this round's update runs.
 
 Algorithm codes: 0 Perceptron (AM eq. 2), 1 exploration with an unbiased
 feedback estimate (Banditron = RCNBF with rates 0; RCNBF AM eq. 5), 2 BPA,
@@ -59,33 +69,19 @@ def gather_dense(X, i, idx, val):
 
 @njit(cache=True, nogil=True, inline="always")
 def scores(Wt, idx, val, lo, hi, s):
-    """s[k] = sum over non-zeros of Wt[j, k] * x_j, accumulated in increasing j (one rounding per product and per sum).
+    """s[k] = sum over the non-zeros t in [lo, hi) of Wt[idx[t], k] * val[t], accumulated in increasing t.
 
-    Four non-zeros per pass over the K classes: each class's running sum stays in a register for four
-    additions and the pass over k vectorises across classes, while every class still sees exactly the
-    sequence s = (...((0 + w_j1 x_j1) + w_j2 x_j2) + ...) -- the same bits as one non-zero at a time.
+    The per-round API's scores; the stream loops and ``predict`` use :func:`scores_padded`, which
+    rounds identically.
     """
     K = Wt.shape[1]
     for k in range(K):
         s[k] = 0.0
-    t = lo
-    while t + 4 <= hi:
-        j0, j1, j2, j3 = idx[t], idx[t + 1], idx[t + 2], idx[t + 3]
-        v0, v1, v2, v3 = val[t], val[t + 1], val[t + 2], val[t + 3]
-        for k in range(K):
-            a = s[k]
-            a += Wt[j0, k] * v0
-            a += Wt[j1, k] * v1
-            a += Wt[j2, k] * v2
-            a += Wt[j3, k] * v3
-            s[k] = a
-        t += 4
-    while t < hi:
+    for t in range(lo, hi):
         j = idx[t]
         v = val[t]
         for k in range(K):
             s[k] += Wt[j, k] * v
-        t += 1
 
 
 #: classes per SIMD block of the stream loops' score accumulation; their weights are padded to a multiple of it
@@ -589,19 +585,20 @@ def _csr_loop(algo, Wp, Tht, At, budget, indptr, indices, data, y, n_rounds, ord
 @njit(cache=True, nogil=True)
 def predict_dense(Wt, X, out):
     """Greedy labels argmax_k (W x)_k of every row, with the same score arithmetic as the learners."""
-    n, d = X.shape
-    idx = np.empty(d, dtype=np.int64)
-    val = np.empty(d, dtype=X.dtype)
-    s = np.empty(Wt.shape[1], dtype=Wt.dtype)
-    for i in range(n):
+    idx = np.empty(X.shape[1], dtype=np.int64)
+    val = np.empty(X.shape[1], dtype=X.dtype)
+    Wp, sp = _padded(Wt)
+    s = sp[:Wt.shape[1]]
+    for i in range(X.shape[0]):
         nnz = gather_dense(X, i, idx, val)
-        scores(Wt, idx, val, 0, nnz, s)
+        scores_padded(Wp, idx, val, 0, nnz, sp)
         out[i] = argmax_first(s)
 
 
 @njit(cache=True, nogil=True)
 def predict_csr(Wt, indptr, indices, data, out):
-    s = np.empty(Wt.shape[1], dtype=Wt.dtype)
+    Wp, sp = _padded(Wt)
+    s = sp[:Wt.shape[1]]
     for i in range(indptr.shape[0] - 1):
-        scores(Wt, indices, data, indptr[i], indptr[i + 1], s)
+        scores_padded(Wp, indices, data, indptr[i], indptr[i + 1], sp)
         out[i] = argmax_first(s)
