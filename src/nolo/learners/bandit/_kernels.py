@@ -142,7 +142,8 @@ def _add_sub_columns(typingctx, Wt, idx, val, lo, hi, a, ca, b):
         W = context.make_array(sig.args[0])(context, builder, args[0])
         ix = context.make_array(sig.args[1])(context, builder, args[1])
         vl = context.make_array(sig.args[2])(context, builder, args[2])
-        lo_, hi_, a_, ca_, b_ = args[3:]
+        lo_, hi_ = (context.cast(builder, args[k], sig.args[k], types.intp) for k in (3, 4))
+        a_, ca_, b_ = args[5:]
         elt = context.get_value_type(sig.args[0].dtype)
         f64 = ir.DoubleType()
         intp = context.get_value_type(types.intp)
