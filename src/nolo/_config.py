@@ -105,6 +105,20 @@ class Configurable(BaseEstimator):
         super().__init_subclass__(**kwargs)
         _REGISTRY[_class_path(cls)] = cls
 
+    def _validate_params(self) -> None:
+        """Check every constructor parameter; raise ParameterError naming the bad one (default: nothing)."""
+
+    def set_params(self, **params):
+        """Set parameters; if ``_validate_params`` rejects the new values, the old ones are restored."""
+        old = {k: getattr(self, k) for k in params if hasattr(self, k)}
+        super().set_params(**params)
+        try:
+            self._validate_params()
+        except Exception:
+            super().set_params(**old)
+            raise
+        return self
+
     def to_config(self) -> dict:
         """JSON-compatible description: class path and (encoded) parameters."""
         return {

@@ -1,9 +1,10 @@
 """Configurable objects that check their parameters when built and when changed.
 
 ``__init__`` stores its arguments under their own names (the scikit-learn
-contract) and then calls ``_validate_params()``; ``set_params`` re-validates
-and restores the previous values if the new ones are rejected, so a rejected
-call leaves the object unchanged.
+contract) and then calls ``_validate_params()``; ``set_params`` (from
+:class:`~nolo._config.Configurable`) re-validates and restores the previous
+values if the new ones are rejected, so a rejected call leaves the object
+unchanged.
 """
 
 from __future__ import annotations
@@ -14,17 +15,11 @@ __all__ = ["ValidatedConfigurable"]
 
 
 class ValidatedConfigurable(Configurable):
-    """A :class:`~nolo._config.Configurable` whose parameters are always valid."""
+    """A :class:`~nolo._config.Configurable` whose parameters are always valid.
+
+    Subclasses call ``self._validate_params()`` at the end of ``__init__``;
+    :meth:`Configurable.set_params` re-validates and rolls back a rejected change.
+    """
 
     def _validate_params(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
-
-    def set_params(self, **params):
-        old = {k: getattr(self, k) for k in params if hasattr(self, k)}
-        super().set_params(**params)
-        try:
-            self._validate_params()
-        except Exception:
-            super().set_params(**old)
-            raise
-        return self

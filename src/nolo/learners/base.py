@@ -52,22 +52,9 @@ class Learner(Configurable):
     protocol: ClassVar[str] = "abstract"
 
     # -- parameters -----------------------------------------------------------------
-    def _validate_params(self) -> None:  # pragma: no cover - overridden
-        """Check every constructor parameter; raise ParameterError naming the bad one."""
-
+    # (``set_params`` re-validates and keeps the old values on rejection: see Configurable.)
     def _init_state(self, n_features: int) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
-
-    def set_params(self, **params):
-        """Set parameters; a bad value is rejected and the old values kept."""
-        old = self.get_params(deep=False)
-        super().set_params(**params)
-        try:
-            self._validate_params()
-        except Exception:
-            super().set_params(**old)
-            raise
-        return self
 
     @property
     def is_initialized(self) -> bool:
