@@ -26,6 +26,7 @@ from nolo._validation import check_array
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
 from nolo.oco.losses_api import check_loss, check_targets
+from nolo.oco.online_to_batch import AveragedLinearPredictor
 from nolo.oco.projections import Box, L2Ball, check_constraint
 from nolo.oco.steps import check_step
 from nolo.oco.structure import quadratic_coefficients, vertex_form
@@ -104,7 +105,7 @@ def _projection_spec(constraint, d: int):
     return _UNCONSTRAINED, 0.0, np.zeros(d), np.zeros(d)
 
 
-class ProjectedOGD(FullInformationLearner):
+class ProjectedOGD(AveragedLinearPredictor, FullInformationLearner):
     """Online gradient descent with Euclidean projection (OCO notes, lecture 14, section 3, Claim 1).
 
     A linear predictor ``x -> <w, x>`` kept in the convex set ``constraint``.
@@ -272,14 +273,6 @@ class ProjectedOGD(FullInformationLearner):
         self.w_, self.average_, self.t_ = w, avg, self.t_ + G.shape[0]
         return played
 
-    # -- prediction ---------------------------------------------------------------------
-    def predict(self, X, average: bool = False) -> np.ndarray:
-        """Margins ``<w, x>`` for the rows of ``X``; ``average=True`` uses the online-to-batch average."""
-        self._require_initialized()
-        if not isinstance(average, (bool, np.bool_)):
-            raise ParameterError(f"average must be True or False, got {average!r}")
-        X = self._check_X(X)
-        return X @ (self.average_ if average else self.w_)
 
 
 def _margin(w: np.ndarray, x: np.ndarray) -> float:

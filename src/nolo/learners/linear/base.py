@@ -23,13 +23,14 @@ import numpy as np
 from nolo._validation import check_array, check_int, check_scalar
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
 from nolo.learners.base import NoisyInputLearner
+from nolo.oco.online_to_batch import AveragedLinearPredictor
 from nolo.oco.projections import L2Ball
 from nolo.oco.steps import TheoryStep, check_step
 
 __all__ = ["NoisyLinearOGD"]
 
 
-class NoisyLinearOGD(NoisyInputLearner):
+class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
     """Base of the CSS11 linear learners (not an algorithm by itself).
 
     Common parameters
@@ -190,11 +191,3 @@ class NoisyLinearOGD(NoisyInputLearner):
         self.w_, self.average_, self.t_ = w, avg, self.t_ + T
         return pred if clean is not None else None
 
-    # -- prediction ----------------------------------------------------------------------
-    def predict(self, X, average: bool = False) -> np.ndarray:
-        """``<w, x>`` for the rows of the clean ``X``; ``average=True`` uses the online-to-batch average."""
-        self._require_initialized()
-        if not isinstance(average, (bool, np.bool_)):
-            raise ParameterError(f"average must be True or False, got {average!r}")
-        X = self._check_X(X)
-        return X @ (self.average_ if average else self.w_)
