@@ -184,7 +184,7 @@ def main(argv=None):
                        checkpoints=[TR])
     share = r_ine.extra["nrest_seconds"] / r_ine.seconds
     print(f"\nRCINE vs RCNBF, {name}, rho = (0.2, 0.2), {TR:,} rounds, NREst every 50,000 rounds "
-          f"(RCINE defaults: NREst MLP (32,), 5 epochs, warm start, 2,000-round reservoir):")
+          f"(RCINE defaults: NREst MLP (32,), 5 epochs then 2 per warm refit, 2,000-round reservoir):")
     print(f"  RCNBF {r_nbf.rounds_per_second:,.0f} rounds/s; RCINE {r_ine.rounds_per_second:,.0f} rounds/s "
           f"= {r_ine.rounds_per_second / r_nbf.rounds_per_second:.0%} of RCNBF; NREst share of RCINE's time {share:.0%}; "
           f"final errors RCINE {r_ine.error_rate[-1]:.3f}, RCNBF {r_nbf.error_rate[-1]:.3f}; "
