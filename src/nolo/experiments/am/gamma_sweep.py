@@ -27,7 +27,7 @@ def gamma_sweep(ctx):
     datasets, skipped = C.available(("mnist", "digits"), quick=ctx.quick)
     # AM Fig. 3 is on "MNIST"; quick runs use the 64-d digits (what the authors' code reads), paper scale MNIST 784-d
     dataset = "digits" if (ctx.quick or "mnist" not in datasets) else "mnist"
-    rounds = 20_000 if ctx.quick else 1_000_000
+    rounds = C.rounds_for(dataset, ctx.quick)
     grid = GRID[1:-1:1] if ctx.quick else GRID
     tasks = [{"dataset": dataset, "rho0": r0, "rho1": r1, "gamma": g, "seed": int(s), "rounds": rounds, "quick": bool(ctx.quick)}
              for (r0, r1) in C.SETTINGS for g in grid for s in ctx.seeds]
