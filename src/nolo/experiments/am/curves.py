@@ -9,13 +9,14 @@ import pandas as pd
 
 from nolo.experiments import Claim, ExperimentResult, experiment
 from nolo.experiments.am import _common as C
+from nolo.experiments.am import vw as V
 from nolo.learners.bandit import Perceptron, corollary_gamma, run_stream, theorem4_bound
 
 COLORS = {"Banditron": "tab:blue", "BPA": "tab:orange", "SOBA": "tab:green", "RCNBF": "tab:red",
           "RCINE": "tab:purple", "Perceptron": "0.4"}
 
 
-def _plot(ctx, df: pd.DataFrame, dataset: str, ref) -> None:
+def _plot(ctx, df: pd.DataFrame, dataset: str, ref, vw: pd.DataFrame | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -32,7 +33,7 @@ def _plot(ctx, df: pd.DataFrame, dataset: str, ref) -> None:
             m, lo, hi = g.mean(), g.min(), g.max()
             gam = a.gamma.iloc[0]
             label = algo if algo == "Perceptron" else f"{algo} (gamma={gam:g})"
-            ls = "--" if algo == "Perceptron" else "-"
+            ls = "-." if algo == "Perceptron" else "-"
             ax.plot(m.index, m.values, ls, color=COLORS[algo], label=label, lw=1.4)
             ax.fill_between(m.index, lo.values, hi.values, color=COLORS[algo], alpha=0.15, lw=0)
             if algo == "RCNBF":
@@ -40,6 +41,11 @@ def _plot(ctx, df: pd.DataFrame, dataset: str, ref) -> None:
                 ts = m.index.to_numpy()
                 rate = [min(_theorem4(ref[0], ref[1], K, int(t), gam, r0, r1)[0] / t, 1.0) for t in ts]
                 ax.plot(ts, rate, ":", color=COLORS[algo], lw=1.2, label="Thm 4 bound / t (RCNBF, capped at 1)")
+        if vw is not None:
+            v = vw[(vw.dataset == dataset) & (vw.rho0 == r0) & (vw.rho1 == r1)]
+            if not v.empty:
+                how = "--cbify" if v["mode"].iloc[0] == "cbify" else "--cb_explore, our flipped bit"
+                ax.plot(v.t, v.error_rate, "--", color="0.55", lw=1.3, label=f"Vowpal Wabbit {how} (eps=0.05), reference")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(C.setting_label(r0, r1), fontsize=9)
@@ -59,8 +65,9 @@ def _plot(ctx, df: pd.DataFrame, dataset: str, ref) -> None:
 def error_curves(ctx):
     datasets, skipped = C.available(quick=ctx.quick)
     df = C.curves(ctx, datasets)
+    vw = V.vw_curves(ctx, datasets)
     for d in datasets:
-        _plot(ctx, df, d, _reference_margins(*C.load(d, ctx.quick)))
+        _plot(ctx, df, d, _reference_margins(*C.load(d, ctx.quick)), vw)
     fin = C.final_errors(df)
     figures, claims = {}, []
     for d in datasets:
@@ -85,9 +92,37 @@ def error_curves(ctx):
              f"the authors' code reads 64-dimensional inputs, most likely scikit-learn's 8x8 digits, which is run as 'digits'. "
              f"gamma per algorithm was tuned on the grid {C.GAMMA_GRID} (the chosen values are in the table 'gamma'). "
              f"RCINE spent {100 * nrest_share:.0f}% of its run time in NREst.")
+    tables = {"final_error": table, "gamma": gam}
+    if vw is None:
+        notes += (" Vowpal Wabbit reference: skipped (the optional package vowpalwabbit is not installed; "
+                  "pip install vowpalwabbit).")
+    else:
+        tables["vowpal_wabbit"] = _vw_table(vw, fin, figures)
+        notes += (f" Vowpal Wabbit reference (dashed grey, datasets {', '.join(V.VW_DATASETS)}, seed {ctx.seeds[0]}, the "
+                  "same stream of examples and flip uniforms as our runs of that seed): noise-free runs use "
+                  "--cbify K --epsilon 0.05; cbify computes the cost from the label and cannot take noisy feedback, "
+                  "so noisy runs use --cb_explore K --epsilon 0.05 (the exploration layer cbify wraps) with our draw "
+                  "from its distribution and the cost 1 - (flipped bit). Table 'vowpal_wabbit' sets its final "
+                  "error beside ours. VW is not a method of the paper.")
     if skipped:
         notes += " Skipped (files absent): " + "; ".join(f"{k}: {v}" for k, v in skipped.items())
-    return ExperimentResult(figures=figures, claims=claims, tables={"final_error": table, "gamma": gam}, notes=notes)
+    return ExperimentResult(figures=figures, claims=claims, tables=tables, notes=notes)
+
+
+def _vw_table(vw: pd.DataFrame, fin: pd.DataFrame, figures: dict) -> pd.DataFrame:
+    """VW's final cumulative error beside ours (mean over seeds) per dataset and setting; adds the figures."""
+    rows = []
+    for (d, r0, r1), v in vw.groupby(["dataset", "rho0", "rho1"]):
+        last = v[v.t == v.t.max()]
+        ours = fin[(fin.dataset == d) & (fin.rho0 == r0) & (fin.rho1 == r1)].set_index("algo")["mean"]
+        bandit = ours.drop(labels=["Perceptron"], errors="ignore")
+        err = float(last.error_rate.iloc[0])
+        figures[f"vw_final_error/{d}/{r0:g},{r1:g}"] = (err, "rate")
+        rows.append({"dataset": d, "rho0": r0, "rho1": r1, "rounds": int(last.t.iloc[0]), "vw_mode": last["mode"].iloc[0],
+                     "VW": err, "RCNBF": float(ours["RCNBF"]), "BPA": float(ours["BPA"]),
+                     "Banditron": float(ours["Banditron"]), "best_of_ours": str(bandit.idxmin()),
+                     "best_of_ours_error": float(bandit.min()), "vw_seconds": float(last.seconds.iloc[0])})
+    return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -143,6 +178,13 @@ def claims(ctx):
                    "RCINE": float(sel["RCINE"]), "gamma_RCNBF": g,
                    "thm4_bound_rate": bound / T, "thm4_scale_c": c,
                    "gamma_cor4.1": corollary_gamma("cor4.1", T), "gamma_cor4.3": corollary_gamma("cor4.3", T, beta=beta)}
+            noisy = r0 + r1 > 0
+            yn = {True: "yes", False: "no"}
+            row["RCNBF_below_baselines"] = yn[row["RCNBF"] < base] if noisy else "-"
+            row["RCINE_below_baselines"] = yn[row["RCINE"] < base] if noisy else "-"
+            row["comparable_noise_free"] = "-" if noisy else yn[row["RCNBF"] - base <= 0.05]
+            row["RCINE_tracks_RCNBF"] = yn[abs(row["RCINE"] - row["RCNBF"]) <= 0.05]
+            row["thm4_vacuous"] = yn[bound >= T]
             rows.append(row)
             figures[f"rcnbf_minus_best_baseline/{key}"] = (row["RCNBF"] - base, "rate")
             figures[f"rcine_minus_best_baseline/{key}"] = (row["RCINE"] - base, "rate")
@@ -166,7 +208,14 @@ def claims(ctx):
                                     figure=f"rcnbf_over_thm4_bound/{key}", op="<=", threshold=1.0))
     table = pd.DataFrame(rows)
     held = sum(c.holds(ExperimentResult(figures=figures).figures) for c in claim_list)
-    notes = (f"{held} of {len(claim_list)} claims hold in our runs (see the verdicts). The Theorem 4 bound is evaluated "
+    noisy = table[table.rho0 + table.rho1 > 0]
+    notes = (f"{held} of {len(claim_list)} claims hold in our runs (see the verdicts; the table has one row per dataset "
+             "and setting with yes/no columns for each qualitative claim). Under noise RCNBF ends below the best "
+             f"baseline in {int((noisy.RCNBF_below_baselines == 'yes').sum())} of {len(noisy)} settings and RCINE in "
+             f"{int((noisy.RCINE_below_baselines == 'yes').sum())}; at short horizons BPA is ahead, RCNBF keeps "
+             "learning and overtakes it later (docs/am-reproduction.md). The Theorem 4 bound is vacuous "
+             f"(at least T mistakes) in {int((table.thm4_vacuous == 'yes').sum())} of {len(table)} runs at this T: "
+             "the claim 'within the bound' then cannot fail and says nothing. The Theorem 4 bound is evaluated "
              "for each run's T, gamma and true rates, minimised over W* = c * (a 5-pass full-information Perceptron) "
              "with R_H = T * mean hinge loss of W* on the data and D = ||W*||^2; 'thm4_bound_rate' is the bound "
              "divided by T, to set beside RCNBF's final cumulative error. gamma_cor4.1/4.3 are the exploration rates "
