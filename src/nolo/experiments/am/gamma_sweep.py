@@ -22,7 +22,7 @@ def sweep_task(dataset: str, rho0: float, rho1: float, gamma: float, seed: int, 
 
 
 @experiment(paper="am", id="gamma-sweep", title="RCINE error rate vs gamma per noise setting (AM Fig. 3)",
-            quick_seeds=1, full_seeds=10)
+            quick_seeds=1, full_seeds=3)
 def gamma_sweep(ctx):
     datasets, skipped = C.available(("mnist", "digits"), quick=ctx.quick)
     # AM Fig. 3 is on "MNIST"; quick runs use the 64-d digits (what the authors' code reads), paper scale MNIST 784-d
