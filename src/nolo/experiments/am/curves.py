@@ -87,6 +87,13 @@ def error_curves(ctx):
     nrest_share = float(rc.groupby(["dataset", "rho0", "rho1", "seed"]).nrest_seconds.first().sum()
                         / max(rc.groupby(["dataset", "rho0", "rho1", "seed"]).seconds.first().sum(), 1e-12))
     figures["rcine_nrest_time_share"] = (nrest_share, "fraction")
+    # where the run time goes: learners (curves + gamma tuning runs) vs NREst (inside RCINE's runs)
+    per_run = df.groupby(["dataset", "rho0", "rho1", "algo", "seed"])[["seconds", "nrest_seconds"]].first()
+    tune = float(df.groupby(["dataset", "rho0", "rho1"]).tune_seconds.first().sum()) if "tune_seconds" in df else 0.0
+    nrest_total = float(per_run.nrest_seconds.sum())
+    figures["seconds_learners"] = (float(per_run.seconds.sum()) - nrest_total + tune, "s")
+    figures["seconds_gamma_tuning"] = (tune, "s")
+    figures["seconds_nrest"] = (nrest_total, "s")
     notes = (f"Scales: {C.__doc__.split('Scales')[1].strip()}\n"
              f"The 'mnist' here is the 784-dimensional MNIST (its test set, 10,000 images, is what ../shared/datasets holds); "
              f"the authors' code reads 64-dimensional inputs, most likely scikit-learn's 8x8 digits, which is run as 'digits'. "

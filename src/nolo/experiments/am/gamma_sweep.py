@@ -18,7 +18,8 @@ def sweep_task(dataset: str, rho0: float, rho1: float, gamma: float, seed: int, 
     K = int(y.max()) + 1
     m = C.make_learner("RCINE", K, gamma, rho0, rho1, seed, quick=quick, rounds=rounds, dataset=dataset)
     r = run_stream(m, X, y, rounds, rho0, rho1, seed=2_000 + seed, checkpoints=[rounds])
-    return {"error_rate": np.array([r.error_rate[-1]]), "seconds": np.array([r.seconds])}
+    return {"error_rate": np.array([r.error_rate[-1]]), "seconds": np.array([r.seconds]),
+            "nrest_seconds": np.array([r.extra.get("nrest_seconds", 0.0)])}
 
 
 @experiment(paper="am", id="gamma-sweep", title="RCINE error rate vs gamma per noise setting (AM Fig. 3)",
@@ -36,6 +37,7 @@ def gamma_sweep(ctx):
     df = pd.concat([f.assign(**{k: t[k] for k in ("rho0", "rho1", "gamma", "seed")}) for t, f in zip(tasks, frames)],
                    ignore_index=True)
     mean = df.groupby(["rho0", "rho1", "gamma"]).error_rate.mean().reset_index()
+    total, nrest = float(df.seconds.sum()), float(df.nrest_seconds.sum())
     import matplotlib
 
     matplotlib.use("Agg")
@@ -54,6 +56,8 @@ def gamma_sweep(ctx):
         figures[f"gamma_spread/{key}"] = (float(s.error_rate.max() - s.error_rate.min()), "rate")
         claims.append(Claim(statement=f"{key}: RCINE's error depends on gamma (max - min over the grid >= 0.02, as AM Fig. 3)",
                             figure=f"gamma_spread/{key}", op=">=", threshold=0.02))
+    figures["seconds_in_runs"] = (total, "s")
+    figures["seconds_in_nrest"] = (nrest, "s")
     best0 = figures["best_gamma/0,0"][0]
     for (r0, r1) in C.SETTINGS[1:]:
         key = f"{r0:g},{r1:g}"
