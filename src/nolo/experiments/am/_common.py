@@ -1,7 +1,8 @@
 """Shared pieces of the AM experiments: settings, datasets, learners, the per-task run functions.
 
 Scales (``--quick`` / paper scale); the whole ``nolo reproduce am --quick`` (default ``--jobs`` = all cores)
-ran in 50 s wall on the shared 2-core machine (load average 2.3; docs/am-reproduction.md):
+ran in 59 s wall on the shared 2-core machine at load average ~1 and in 79 s at ~2.4, the
+Vowpal Wabbit reference included (docs/am-reproduction.md):
 
 * rounds per run: quick 10^5 on every dataset (the issue's quick scale), paper scale 10^6 (AM ran up to 10^7);
 * SynSep: quick 2 x 10^4 examples, paper scale 10^5 (AM);
