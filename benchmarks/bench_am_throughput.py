@@ -105,7 +105,7 @@ def datasets(quick: bool):
 
 
 def vw_cbify(X, y, T, K, rho0, rho1, seed=0):
-    """Vowpal Wabbit --cbify K --epsilon 0.05 over the same kind of stream (with-replacement draws, flipped costs)."""
+    """Vowpal Wabbit --cbify K --epsilon 0.05 over the same kind of stream (with-replacement draws, noise-free: cbify derives its costs from the labels)."""
     try:
         import vowpalwabbit
     except ImportError:
