@@ -64,7 +64,7 @@ def load(dataset: str, quick: bool) -> tuple[np.ndarray, np.ndarray]:
 
 @lru_cache(maxsize=8)
 def load_stream(dataset: str, quick: bool):
-    """(X, y) for the compiled stream loops: X as CSR when at most 25 % of it is non-zero (converted once per
+    """(X, y) for the compiled stream loops: X as CSR when its non-zero share is at most AUTO_CSR_DENSITY (60 %) (converted once per
     process; the loops give identical results on either representation), else the dense array."""
     import scipy.sparse as sp
 
