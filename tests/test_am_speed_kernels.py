@@ -32,18 +32,61 @@ def _data(n=150, d=13, K=5, density=0.4, seed=0, dtype=np.float64):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("K", [2, 16, 17, 40])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
-def test_simd_scores_are_the_sequential_sums(dtype, K, index_dtype):
-    """Each class's score is ((0 + w_j1 x_j1) + w_j2 x_j2) + ... in the dtype, for 1, 2 and 3 blocks of 16 classes."""
+def test_simd_scores_are_the_paired_sequential_sums(dtype, K, index_dtype):
+    """Each class's score is a0 + a1, a0 = ((0 + w_j1 x_j1) + w_j3 x_j3) + ... over the non-zeros at even offsets,
+    a1 likewise over the odd ones, in the dtype, for 1, 2 and 3 blocks of 16 classes, odd and even counts --
+    the same bits from the SIMD blocks and from the per-round scalar ``scores``."""
     rng = np.random.default_rng(K)
     d = 30
     Wt = rng.standard_normal((d, K)).astype(dtype)
     idx = np.sort(rng.choice(d, size=23, replace=False)).astype(index_dtype)
     val = rng.standard_normal(23).astype(dtype)
-    for lo, hi in ((0, 23), (5, 6), (7, 7), (3, 20)):
-        want = np.zeros(K, dtype=dtype)
+    for lo, hi in ((0, 23), (5, 6), (7, 7), (3, 20), (2, 5)):
+        a = [np.zeros(K, dtype=dtype), np.zeros(K, dtype=dtype)]
         for t in range(lo, hi):
-            want = (want + Wt[idx[t]] * val[t]).astype(dtype)
+            a[(t - lo) % 2] = (a[(t - lo) % 2] + Wt[idx[t]] * val[t]).astype(dtype)
+        want = (a[0] + a[1]).astype(dtype)
         np.testing.assert_array_equal(_padded_scores(Wt, idx, val, lo, hi), want)
+        got = np.empty(K, dtype=dtype)
+        kern.scores(Wt, idx, val, lo, hi, got)
+        np.testing.assert_array_equal(got, want)
+    single = np.zeros(K, dtype=dtype)  # the test can tell the pairing from one running sum over all 23
+    for t in range(23):
+        single = (single + Wt[idx[t]] * val[t]).astype(dtype)
+    assert not np.array_equal(single, _padded_scores(Wt, idx, val, 0, 23))
+
+
+@njit
+def _argmax_padded(s):
+    sp_ = np.zeros(16 * ((s.shape[0] + 15) // 16), dtype=s.dtype)
+    sp_[:s.shape[0]] = s
+    return kern.argmax_padded(sp_, s.shape[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_vector_argmax_is_the_first_index_of_the_maximum(dtype):
+    """argmax_padded = argmax_first (ties to the smallest index; a NaN at 0 wins, NaNs elsewhere never do;
+    -0.0 ties with 0.0; all -inf gives 0), for 1 to 3 blocks of 16 classes, padding lanes never chosen."""
+    rng = np.random.default_rng(7)
+    cases = [np.array([-1.0, -3.0, -2.0]), np.array([0.5, 2.0, 2.0, 1.0]), np.array([-0.0, 0.0, -1.0]),
+             np.array([np.nan, 5.0, 1.0]), np.array([1.0, np.nan, 5.0, 5.0]), np.full(5, -np.inf),
+             np.array([-np.inf, np.nan, -np.inf]), np.array([np.inf, np.inf]), np.array([-5.0])]
+    for K in (2, 9, 10, 16, 17, 33, 40):
+        s = np.round(rng.standard_normal(K), 1)  # rounding makes ties
+        cases += [s, -np.abs(s), np.where(rng.random(K) < 0.2, np.nan, s)]
+    for s in cases:
+        s = s.astype(dtype)
+        assert _argmax_padded(s) == kern.argmax_first(s), s
+
+
+def test_exp_h_coefficient_table_is_the_per_round_step():
+    """The stream loops' table holds exactly update_exp_h's h(f)/P(played) for f in {0, 1}, played == yhat or not."""
+    for gamma, rho0a, beta_a, K in ((0.05, 0.0, 1.0, 10), (0.3, 0.15, 0.55, 9), (1.0, 0.4, 0.2, 3)):
+        c = kern.exp_h_coefficients(gamma, rho0a, beta_a, K)
+        for f in (0, 1):
+            for same in (0, 1):
+                p = gamma / K + (1.0 - gamma) * same
+                assert c[2 * f + same] == (f - rho0a) / beta_a / p
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

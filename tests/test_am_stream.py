@@ -97,6 +97,38 @@ def test_csr_equals_dense(cls, kw):
     np.testing.assert_array_equal(a.predict(X), b.predict(sp.csr_matrix(X)))
 
 
+def test_csr_input_with_explicit_zeros_and_unsorted_indices():
+    """A user's CSR with explicit zeros and unsorted indices is read as the dense rows' non-zeros in order
+    (the scores pair non-zeros by position), the same stream results, and the user's matrix is left untouched."""
+    from nolo.learners.bandit.environment import canonical_csr
+
+    X, y = _sparse_data()
+    M = sp.csr_matrix(X)
+    rows = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
+    extra_r, extra_c = np.arange(0, 60, 3), np.arange(0, 60, 3) % X.shape[1]
+    keep = X[extra_r, extra_c] == 0  # add explicit zeros where X is zero, list every row's entries reversed
+    r_all = np.r_[rows, extra_r[keep]]
+    c_all = np.r_[M.indices, extra_c[keep]]
+    v_all = np.r_[M.data, np.zeros(keep.sum())]
+    order = np.lexsort((-c_all, r_all))
+    U = sp.csr_matrix((v_all[order], c_all[order], np.r_[0, np.cumsum(np.bincount(r_all, minlength=X.shape[0]))]),
+                      shape=X.shape)
+    assert not U.has_sorted_indices and np.any(U.data == 0)
+    before = (U.data.copy(), U.indices.copy())
+    C = canonical_csr(U)
+    np.testing.assert_array_equal(C.indptr, M.indptr)
+    np.testing.assert_array_equal(C.indices, M.indices)
+    np.testing.assert_array_equal(C.data, M.data)
+    np.testing.assert_array_equal(U.data, before[0])
+    np.testing.assert_array_equal(U.indices, before[1])
+    a, b = Banditron(n_classes=3, seed=1), Banditron(n_classes=3, seed=1)
+    ra = run_stream(a, X, y, 2000, 0.1, 0.1, seed=2, representation="dense")
+    rb = run_stream(b, U, y, 2000, 0.1, 0.1, seed=2)
+    np.testing.assert_array_equal(a.W_, b.W_)
+    np.testing.assert_array_equal(ra.greedy_mistakes, rb.greedy_mistakes)
+    np.testing.assert_array_equal(a.predict(U), a.predict(X))
+
+
 def test_float32_path_and_split_runs_continue_the_stream(tmp_path):
     X, y = _separable(n=1000)
     a = RCNBF(n_classes=4, gamma=0.1, rho0=0.1, rho1=0.1, dtype="float32", seed=0)

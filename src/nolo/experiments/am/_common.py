@@ -68,12 +68,11 @@ def load_stream(dataset: str, quick: bool):
     process; the loops give identical results on either representation), else the dense array."""
     import scipy.sparse as sp
 
-    from nolo.learners.bandit.environment import AUTO_CSR_DENSITY
+    from nolo.learners.bandit.environment import AUTO_CSR_DENSITY, canonical_csr
 
     X, y = load(dataset, quick)
     if np.count_nonzero(X) <= AUTO_CSR_DENSITY * X.size:
-        X = sp.csr_matrix(X)
-        X.sort_indices()
+        X = canonical_csr(X)
     return X, y
 
 

@@ -13,19 +13,22 @@ the bit generator's state), in the same order:
 The per-round Python API (``act``/``learn``) calls the same compiled updates and
 the same arithmetic for the scores, so the whole-stream path and the per-round
 path give bit-identical weights for the same seeds.  Every class's score is the
-sum over the non-zero coordinates in increasing order, one rounding per product
-and per addition (no fast-math reassociation, no fused multiply-add), which makes
-the result independent of the calling context and of the representation (dense
-or CSR).
+sum of two partial sums, over the non-zero coordinates at even and at odd
+positions, each accumulated in increasing order, one rounding per product and
+per addition (no fast-math reassociation, no fused multiply-add), which makes the
+result independent of the calling context and of the representation (dense or
+CSR; explicit zeros are dropped from CSR input so that positions agree).
 
 Weights are held as ``Wt`` of shape ``(d, K)`` (the transpose view of the
 learner's Fortran-ordered ``W_`` of shape ``(K, d)``): a score update
 ``s += Wt[j] * x_j`` is a contiguous K-vector operation per non-zero ``x_j``.
 
 Speed (docs/benchmarks-am.md): the stream loops copy the weights once per call
-into a zero-padded (d, 16m) array and accumulate 16 classes in one LLVM vector
-register (:func:`_accumulate_block`); the Banditron/RCNBF update is straight-line
-code (:func:`_add_sub_columns`); the loops work on borrowed views, free of numba's
+into a zero-padded (d, 16m) array and accumulate 16 classes in LLVM vector
+registers (:func:`_accumulate_block`); the greedy label is a vector maximum
+(:func:`argmax_padded`); the Banditron/RCNBF update is straight-line code
+(:func:`_add_sub_columns`) with its step looked up (:func:`exp_h_coefficients`);
+the loops work on borrowed views, free of numba's
 atomic reference counting (:func:`_borrowed`); and the next example's index is drawn
 right after this round's feedback (the per-round order) so that its row can be
 prefetched (:func:`_prefetch`) while this round's update runs.
@@ -69,19 +72,27 @@ def gather_dense(X, i, idx, val):
 
 @njit(cache=True, nogil=True, inline="always")
 def scores(Wt, idx, val, lo, hi, s):
-    """s[k] = sum over the non-zeros t in [lo, hi) of Wt[idx[t], k] * val[t], accumulated in increasing t.
+    """s[k] = a0 + a1 with a0 (a1) the sum of Wt[idx[t], k] * val[t] over the non-zeros t in [lo, hi) at even (odd)
+    offsets t - lo, each accumulated in increasing t.
 
     The per-round API's scores; the stream loops and ``predict`` use :func:`scores_padded`, which
-    rounds identically.
+    rounds identically (two interleaved sums halve the chain of dependent additions there).
     """
     K = Wt.shape[1]
+    odd = np.zeros(K, dtype=s.dtype)
     for k in range(K):
         s[k] = 0.0
     for t in range(lo, hi):
         j = idx[t]
         v = val[t]
-        for k in range(K):
-            s[k] += Wt[j, k] * v
+        if (t - lo) % 2 == 0:
+            for k in range(K):
+                s[k] += Wt[j, k] * v
+        else:
+            for k in range(K):
+                odd[k] += Wt[j, k] * v
+    for k in range(K):
+        s[k] += odd[k]
 
 
 #: classes per SIMD block of the stream loops' score accumulation; their weights are padded to a multiple of it
@@ -90,30 +101,34 @@ LANES = 16
 
 @intrinsic
 def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
-    """s[kb:kb+LANES] = sum over t in [lo, hi) of Wp[idx[t], kb:kb+LANES] * val[t], in increasing t.
+    """s[kb:kb+LANES] = the :func:`scores` of classes kb..kb+LANES-1 on the padded weights ``Wp``.
 
-    The LANES running sums live in one LLVM vector register (numba runs no SLP vectoriser, and its
-    loop vectoriser leaves a K = 9 or 10 class loop scalar): per non-zero one vector load, one
-    multiply and one add, element-wise -- each lane rounds exactly as the scalar
-    ``s[k] += Wt[j, k] * x_j`` (no fused multiply-add, no reassociation), so the bits equal
-    :func:`scores`'.  ``Wp`` is C-contiguous with a multiple of LANES columns.
+    The LANES running sums live in LLVM vector registers (numba runs no SLP vectoriser, and its
+    loop vectoriser leaves a K = 9 or 10 class loop scalar), two of them: the non-zeros at even
+    offsets t - lo go into one, those at odd offsets into the other, and the two are added at the
+    end -- the additions of consecutive non-zeros no longer wait for each other (the add latency
+    bounded the old single sum; 1.07x on USPS).  Per non-zero one vector load, one multiply and one
+    add, element-wise: each lane rounds exactly as the scalar :func:`scores` (no fused
+    multiply-add, no reassociation), so the bits are equal.  ``Wp`` is C-contiguous with a multiple
+    of LANES columns.
     """
     def codegen(context, builder, sig, args):
         W = context.make_array(sig.args[0])(context, builder, args[0])
         ix = context.make_array(sig.args[1])(context, builder, args[1])
         vl = context.make_array(sig.args[2])(context, builder, args[2])
-        lo_, hi_, kb_ = args[3], args[4], args[5]
+        lo_, hi_, kb_ = (context.cast(builder, args[k], sig.args[k], types.intp) for k in (3, 4, 5))
         sa = context.make_array(sig.args[6])(context, builder, args[6])
         elt = context.get_value_type(sig.args[0].dtype)
         align = context.get_abi_sizeof(elt)
         vty = ir.VectorType(elt, LANES)
         intp = context.get_value_type(types.intp)
-        acc = cgutils.alloca_once_value(builder, ir.Constant(vty, None))
+        acc0 = cgutils.alloca_once_value(builder, ir.Constant(vty, None))
+        acc1 = cgutils.alloca_once_value(builder, ir.Constant(vty, None))
         row_stride = cgutils.unpack_tuple(builder, W.strides, 2)[0]
         base = builder.add(builder.ptrtoint(W.data, intp), builder.mul(kb_, context.get_constant(types.intp, align)))
         splat = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
-        with cgutils.for_range(builder, builder.sub(hi_, lo_)) as loop:
-            t = builder.add(lo_, loop.index)
+
+        def term(t):
             j = builder.load(builder.gep(ix.data, [t]))
             if j.type.width < intp.width:
                 j = builder.sext(j, intp)
@@ -122,8 +137,18 @@ def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
                              align=align)
             vv = builder.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(ir.IntType(32), 0))
             vv = builder.shuffle_vector(vv, ir.Constant(vty, ir.Undefined), splat)
-            builder.store(builder.fadd(builder.load(acc), builder.fmul(w, vv)), acc)
-        builder.store(builder.load(acc), builder.bitcast(builder.gep(sa.data, [kb_]), vty.as_pointer()), align=align)
+            return builder.fmul(w, vv)
+
+        n = builder.sub(hi_, lo_)
+        two = ir.Constant(intp, 2)
+        with cgutils.for_range(builder, builder.sdiv(n, two)) as loop:
+            t = builder.add(lo_, builder.mul(loop.index, two))
+            builder.store(builder.fadd(builder.load(acc0), term(t)), acc0)
+            builder.store(builder.fadd(builder.load(acc1), term(builder.add(t, ir.Constant(intp, 1)))), acc1)
+        with builder.if_then(builder.icmp_signed("!=", builder.srem(n, two), ir.Constant(intp, 0))):
+            builder.store(builder.fadd(builder.load(acc0), term(builder.sub(hi_, ir.Constant(intp, 1)))), acc0)
+        builder.store(builder.fadd(builder.load(acc0), builder.load(acc1)),
+                      builder.bitcast(builder.gep(sa.data, [kb_]), vty.as_pointer()), align=align)
         return context.get_dummy_value()
     return types.none(Wp, idx, val, lo, hi, kb, s), codegen
 
@@ -216,13 +241,98 @@ def scores_padded(Wp, idx, val, lo, hi, s):
         _accumulate_block(Wp, idx, val, lo, hi, kb, s)
 
 
+def _lane_mask(builder, n):
+    """<LANES x i1>: lane < n."""
+    iota = ir.Constant(ir.VectorType(n.type, LANES), list(range(LANES)))
+    splat = builder.shuffle_vector(builder.insert_element(ir.Constant(iota.type, ir.Undefined), n,
+                                                          ir.Constant(ir.IntType(32), 0)),
+                                   ir.Constant(iota.type, ir.Undefined),
+                                   ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+    return builder.icmp_signed("<", iota, splat)
+
+
+def _splat(builder, vty, x):
+    v = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+    return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
+                                  ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+
+
+@intrinsic
+def _block_max(typingctx, sp, kb, n):
+    """max(sp[kb:kb+n]) over the values that are not NaN (-inf when none), n <= LANES; one vector reduction."""
+    def codegen(context, builder, sig, args):
+        a = context.make_array(sig.args[0])(context, builder, args[0])
+        kb_, n_ = (context.cast(builder, args[k], sig.args[k], types.intp) for k in (1, 2))
+        elt = context.get_value_type(sig.args[0].dtype)
+        vty = ir.VectorType(elt, LANES)
+        v = builder.load(builder.bitcast(builder.gep(a.data, [kb_]), vty.as_pointer()),
+                         align=context.get_abi_sizeof(elt))
+        keep = builder.and_(_lane_mask(builder, n_), builder.fcmp_ordered("ord", v, v))  # NaN lanes drop out
+        v = builder.select(keep, v, _splat(builder, vty, ir.Constant(elt, float("-inf"))))
+        width = LANES
+        while width > 1:  # halving tree of (a > b ? a : b) -- vmaxpd, exact without NaNs
+            width //= 2
+            a_ = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(ir.IntType(32), width), list(range(width))))
+            b_ = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(ir.IntType(32), width),
+                                                          list(range(width, 2 * width))))
+            v = builder.select(builder.fcmp_ordered(">", a_, b_), a_, b_)
+        return builder.extract_element(v, ir.Constant(ir.IntType(32), 0))
+    return sp.dtype(sp, kb, n), codegen
+
+
+@intrinsic
+def _block_first_equal(typingctx, sp, kb, n, m):
+    """The first lane i < n with sp[kb + i] == m, or LANES when there is none; one vector comparison."""
+    def codegen(context, builder, sig, args):
+        a = context.make_array(sig.args[0])(context, builder, args[0])
+        kb_, n_ = (context.cast(builder, args[k], sig.args[k], types.intp) for k in (1, 2))
+        elt = context.get_value_type(sig.args[0].dtype)
+        vty = ir.VectorType(elt, LANES)
+        v = builder.load(builder.bitcast(builder.gep(a.data, [kb_]), vty.as_pointer()),
+                         align=context.get_abi_sizeof(elt))
+        m_ = context.cast(builder, args[3], sig.args[3], sig.args[0].dtype)
+        hit = builder.and_(builder.fcmp_ordered("==", v, _splat(builder, vty, m_)), _lane_mask(builder, n_))
+        bits = builder.zext(builder.bitcast(hit, ir.IntType(LANES)), ir.IntType(64))
+        bits = builder.or_(bits, ir.Constant(ir.IntType(64), 1 << LANES))  # LANES when no lane matches
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), [ir.IntType(64),
+                                                                                           ir.IntType(1)]),
+                                            "llvm.cttz.i64")
+        return builder.call(fn, [bits, ir.Constant(ir.IntType(1), 0)])
+    return types.intp(sp, kb, n, m), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def argmax_padded(sp, K):
+    """:func:`argmax_first` of ``sp[:K]`` (the same index, NaN included) for LANES-padded scores, in vector steps.
+
+    ``argmax_first`` returns 0 when s[0] is NaN, else the first index of the largest non-NaN
+    score: one NaN-ignoring vector maximum per LANES block, then the first lane equal to it.
+    """
+    top = sp[0]
+    if top != top:
+        return 0
+    m = top
+    for kb in range(0, K, LANES):
+        b = _block_max(sp, kb, min(LANES, K - kb))
+        if b > m:
+            m = b
+    for kb in range(0, K, LANES):
+        i = _block_first_equal(sp, kb, min(LANES, K - kb), m)
+        if i < LANES:
+            return kb + i
+    return 0
+
+
 @njit(cache=True, nogil=True, inline="always")
 def argmax_first(s):
     """Index of the largest score, ties to the smallest index (as numpy/MATLAB argmax)."""
     best = 0
+    top = s[0]  # in a register: re-reading s[best] chains a load into every comparison
     for k in range(1, s.shape[0]):
-        if s[k] > s[best]:
+        v = s[k]
+        if v > top:
             best = k
+            top = v
     return best
 
 
@@ -322,6 +432,23 @@ def update_exp_h(Wt, idx, val, lo, hi, yhat, played, feedback, gamma, rho0a, bet
     return True
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def exp_h_coefficients(gamma, rho0a, beta_a, K):
+    """The four step coefficients h(f)/P(played) of :func:`update_exp_h`, indexed ``2 f + (played == yhat)``.
+
+    Computed with :func:`update_exp_h`'s arithmetic, so the stream loops look the coefficient up
+    instead of paying two dependent divisions per round, with the same bits.  A division by zero
+    (gamma = 0, the Perceptron's table, never used) gives inf, which the loops report as
+    non-finite if a round ever needs it.
+    """
+    c = np.empty(4)
+    for f in range(2):
+        h = (f - rho0a) / beta_a
+        c[2 * f] = h / play_probability(1, 0, gamma, K)
+        c[2 * f + 1] = h / play_probability(0, 0, gamma, K)
+    return c
+
+
 @njit(cache=True, nogil=True, inline="always")
 def update_bpa(Wt, idx, val, lo, hi, s, played, feedback):
     """BPA (baselines.md section 3): binary PA step on row ``played`` with sigma = 2f - 1."""
@@ -400,13 +527,26 @@ def update(algo, Wt, Tht, At, budget, idx, val, lo, hi, s, y, yhat, played, feed
 
 
 @njit(cache=True, nogil=True, inline="always")
+def update_stream(algo, Wt, Tht, At, budget, idx, val, lo, hi, s, y, yhat, played, feedback, gamma, rho0a,
+                  beta_a, coef):
+    """:func:`update` inside the stream loops; Banditron/RCNBF take their step from ``coef`` (:func:`exp_h_coefficients`)."""
+    if algo == EXP_H:
+        c = coef[2 * feedback + (played == yhat)]
+        if not np.isfinite(c):
+            return False
+        _add_sub_columns(Wt, idx, val, lo, hi, played, c, yhat)
+        return True
+    return update(algo, Wt, Tht, At, budget, idx, val, lo, hi, s, y, yhat, played, feedback, gamma, rho0a, beta_a)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def act(algo, Wp, Wt, idx, val, lo, hi, sp, s, gamma, rng):
     """Greedy label and played label of one round (the Perceptron plays greedily, drawing nothing).
 
     ``Wp``/``sp`` are the padded weights and scores, ``Wt``/``s`` their first K columns/entries.
     """
     scores_padded(Wp, idx, val, lo, hi, sp)
-    yhat = argmax_first(s)
+    yhat = argmax_padded(sp, Wt.shape[1])
     if algo == PERCEPTRON:
         return yhat, yhat
     return yhat, draw_label(rng.random(), yhat, gamma, Wt.shape[1])
@@ -496,6 +636,7 @@ def _dense_loop(algo, Wp, Tht, At, budget, X, y, n_rounds, order, perm, pos, env
     X, idx, val = b(X), b(idx), b(val)
     n = X.shape[0]
     Wt, s = Wp[:, :K], sp[:K]
+    coef = exp_h_coefficients(gamma, rho0a, beta_a, K)
     row_bytes = X.shape[1] * X.itemsize
     do_log = log_index.shape[0] >= n_rounds
     done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
@@ -509,7 +650,8 @@ def _dense_loop(algo, Wp, Tht, At, budget, X, y, n_rounds, order, perm, pos, env
         if r + 1 < n_rounds:  # the next index draw follows this round's feedback draw, as in the per-round API
             i_next = next_index(order, n, perm, pos, env_rng)
             _prefetch(X, i_next * X.strides[0], i_next * X.strides[0] + row_bytes)
-        if not update(algo, Wt, Tht, At, budget, idx, val, 0, nnz, s, yi, yhat, played, fb, gamma, rho0a, beta_a):
+        if not update_stream(algo, Wt, Tht, At, budget, idx, val, 0, nnz, s, yi, yhat, played, fb, gamma, rho0a,
+                             beta_a, coef):
             status = NONFINITE
             break
         n_played += played != yi
@@ -551,6 +693,7 @@ def _csr_loop(algo, Wp, Tht, At, budget, indptr, indices, data, y, n_rounds, ord
     indptr, indices, data = b(indptr), b(indices), b(data)
     n = indptr.shape[0] - 1
     Wt, s = Wp[:, :K], sp[:K]
+    coef = exp_h_coefficients(gamma, rho0a, beta_a, K)
     isz, vsz = indices.itemsize, data.itemsize
     do_log = log_index.shape[0] >= n_rounds
     done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
@@ -566,7 +709,8 @@ def _csr_loop(algo, Wp, Tht, At, budget, indptr, indices, data, y, n_rounds, ord
             a, b = indptr[i_next], indptr[i_next + 1]
             _prefetch(indices, a * isz, b * isz)
             _prefetch(data, a * vsz, b * vsz)
-        if not update(algo, Wt, Tht, At, budget, indices, data, lo, hi, s, yi, yhat, played, fb, gamma, rho0a, beta_a):
+        if not update_stream(algo, Wt, Tht, At, budget, indices, data, lo, hi, s, yi, yhat, played, fb, gamma,
+                             rho0a, beta_a, coef):
             status = NONFINITE
             break
         n_played += played != yi
@@ -593,7 +737,7 @@ def predict_dense(Wt, X, out):
     for i in range(X.shape[0]):
         nnz = gather_dense(X, i, idx, val)
         scores_padded(Wp, idx, val, 0, nnz, sp)
-        out[i] = argmax_first(s)
+        out[i] = argmax_padded(sp, Wt.shape[1])
 
 
 @njit(cache=True, nogil=True)
@@ -602,4 +746,4 @@ def predict_csr(Wt, indptr, indices, data, out):
     s = sp[:Wt.shape[1]]
     for i in range(indptr.shape[0] - 1):
         scores_padded(Wp, indices, data, indptr[i], indptr[i + 1], sp)
-        out[i] = argmax_first(s)
+        out[i] = argmax_padded(sp, Wt.shape[1])

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from nolo._validation import check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.bandit import _kernels as kern
+from nolo.learners.bandit.environment import canonical_csr
 from nolo.learners.bandit.exploration import COROLLARIES, corollary_gamma
 from nolo.learners.base import BanditLearner
 
@@ -74,10 +75,9 @@ class LinearMulticlassMixin:
         """Greedy labels argmax_r w_r . x (ties to the smallest label); never changes state."""
         self._require_initialized()
         if sp.issparse(X):
-            X = sp.csr_matrix(X, dtype=self.W_.dtype)
+            X = canonical_csr(X, self.W_.dtype)
             if X.shape[1] != self.n_features_in_:
                 raise ParameterError(f"X must have {self.n_features_in_} features per row, got {X.shape[1]}")
-            X.sort_indices()
             out = np.empty(X.shape[0], dtype=np.int64)
             kern.predict_csr(self.W_.T, X.indptr, X.indices, X.data, out)
             return out

@@ -80,6 +80,21 @@ class StreamResult:
         return self.n_rounds / self.seconds if self.seconds > 0 else float("inf")
 
 
+def canonical_csr(X, dtype=None) -> sp.csr_matrix:
+    """X as a CSR matrix with sorted indices and no explicit zeros, the form the compiled loops read.
+
+    A row's non-zeros are then exactly those the dense loop gathers, in the same order, so the two
+    representations give the same scores bit for bit (the scores pair non-zeros by position).  The
+    caller's matrix is never modified: it is copied when it needs sorting or has explicit zeros.
+    """
+    X = sp.csr_matrix(X, dtype=dtype)
+    if not X.has_sorted_indices or np.any(X.data == 0):
+        X = X.copy()
+        X.eliminate_zeros()
+        X.sort_indices()
+    return X
+
+
 class ClassificationBandit:
     """A labelled dataset played as a noisy bandit feedback stream (see the module docstring).
 
@@ -102,10 +117,7 @@ class ClassificationBandit:
         check_choice(order, "order", tuple(ORDERS))
         self.order = order
         if sp.issparse(X):
-            X = sp.csr_matrix(X)
-            if X.dtype not in (np.float64, np.float32):
-                X = X.astype(np.float64)
-            X.sort_indices()
+            X = canonical_csr(X, None if X.dtype in (np.float64, np.float32) else np.float64)
             if not np.all(np.isfinite(X.data)):
                 raise ParameterError("X must contain only finite values (no NaN or inf)")
         else:
@@ -147,8 +159,7 @@ class ClassificationBandit:
             X = self.X if self.X.dtype == dtype else self.X.astype(dtype)
             if not sp.issparse(X) and (self.representation == "csr" or (
                     self.representation == "auto" and np.count_nonzero(X) <= AUTO_CSR_DENSITY * X.size)):
-                X = sp.csr_matrix(X)
-                X.sort_indices()
+                X = canonical_csr(X)
             elif sp.issparse(X) and self.representation == "dense":
                 X = np.ascontiguousarray(X.toarray())
             self._by_dtype[dtype] = X
