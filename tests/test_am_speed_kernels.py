@@ -23,6 +23,26 @@ def _two_rows(Wt, idx, val, lo, hi, a, c, b):
     kern._add_sub_columns(Wt, idx, val, lo, hi, a, c, b)
 
 
+def _round(exact, dtype):
+    """The float of ``dtype`` nearest to the Fraction ``exact`` (ties to even): one correct rounding."""
+    from fractions import Fraction
+
+    x = dtype(float(exact))
+    cands = [np.nextafter(x, dtype(-np.inf)), x, np.nextafter(x, dtype(np.inf))]
+    err = [abs(Fraction(float(c)) - exact) for c in cands]
+    best = min(err)
+    ties = [c for c, e in zip(cands, err) if e == best]
+    return ties[0] if len(ties) == 1 else next(c for c in ties if int(c.view(np.int32 if dtype == np.float32
+                                                                                    else np.int64)) % 2 == 0)
+
+
+def _fma(a, b, c, dtype):
+    """a * b + c rounded once to dtype, exactly (fractions)."""
+    from fractions import Fraction
+
+    return _round(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c)), dtype)
+
+
 def _data(n=150, d=13, K=5, density=0.4, seed=0, dtype=np.float64):
     rng = np.random.default_rng(seed)
     X = ((rng.random((n, d)) < density) * rng.standard_normal((n, d))).astype(dtype)
@@ -33,9 +53,10 @@ def _data(n=150, d=13, K=5, density=0.4, seed=0, dtype=np.float64):
 @pytest.mark.parametrize("K", [2, 16, 17, 40])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_simd_scores_are_the_paired_sequential_sums(dtype, K, index_dtype):
-    """Each class's score is a0 + a1, a0 = ((0 + w_j1 x_j1) + w_j3 x_j3) + ... over the non-zeros at even offsets,
-    a1 likewise over the odd ones, in the dtype, for 1, 2 and 3 blocks of 16 classes, odd and even counts --
-    the same bits from the SIMD blocks and from the per-round scalar ``scores``."""
+    """Each class's score is a0 + a1, a0 = fma(w_j3, x_j3, fma(w_j1, x_j1, 0)) ... over the non-zeros at even
+    offsets, a1 likewise over the odd ones, each fused multiply-add rounded once in the dtype (computed exactly
+    here), for 1, 2 and 3 blocks of 16 classes, odd and even counts -- the same bits from the SIMD blocks and from
+    the per-round scalar ``scores``."""
     rng = np.random.default_rng(K)
     d = 30
     Wt = rng.standard_normal((d, K)).astype(dtype)
@@ -44,13 +65,15 @@ def test_simd_scores_are_the_paired_sequential_sums(dtype, K, index_dtype):
     for lo, hi in ((0, 23), (5, 6), (7, 7), (3, 20), (2, 5)):
         a = [np.zeros(K, dtype=dtype), np.zeros(K, dtype=dtype)]
         for t in range(lo, hi):
-            a[(t - lo) % 2] = (a[(t - lo) % 2] + Wt[idx[t]] * val[t]).astype(dtype)
+            acc = a[(t - lo) % 2]
+            for k in range(K):
+                acc[k] = _fma(Wt[idx[t], k], val[t], acc[k], dtype)
         want = (a[0] + a[1]).astype(dtype)
         np.testing.assert_array_equal(_padded_scores(Wt, idx, val, lo, hi), want)
         got = np.empty(K, dtype=dtype)
         kern.scores(Wt, idx, val, lo, hi, got)
         np.testing.assert_array_equal(got, want)
-    single = np.zeros(K, dtype=dtype)  # the test can tell the pairing from one running sum over all 23
+    single = np.zeros(K, dtype=dtype)  # the test tells the pairing and the fusing from one unfused running sum
     for t in range(23):
         single = (single + Wt[idx[t]] * val[t]).astype(dtype)
     assert not np.array_equal(single, _padded_scores(Wt, idx, val, 0, 23))
@@ -92,7 +115,8 @@ def test_exp_h_coefficient_table_is_the_per_round_step():
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("a,b", [(1, 3), (2, 2)])
 def test_two_row_update_rounds_in_the_weights_dtype(dtype, a, b):
-    """Wt[j, a] += c x_j, then Wt[j, b] -= x_j, all in the weights' dtype (c rounded to float32 for float32)."""
+    """Wt[j, a] = fma(c, x_j, Wt[j, a]) (one rounding), then Wt[j, b] -= x_j, all in the weights' dtype (c rounded
+    to float32 for float32); the fused result is computed exactly here with fractions."""
     rng = np.random.default_rng(3)
     W0 = rng.standard_normal((12, 4)).astype(dtype)
     idx = np.array([0, 4, 5, 11], dtype=np.int32)
@@ -100,7 +124,7 @@ def test_two_row_update_rounds_in_the_weights_dtype(dtype, a, b):
     c = 1.0 / 0.9625  # a play probability's inverse, not representable in float32
     want = W0.copy()
     for j, v in zip(idx[1:3], val[1:3]):
-        want[j, a] = want[j, a] + dtype(c) * v
+        want[j, a] = _fma(dtype(c), v, want[j, a], dtype)
         want[j, b] = want[j, b] - v
     W = W0.copy()
     _two_rows(W, idx, val, 1, 3, a, c, b)

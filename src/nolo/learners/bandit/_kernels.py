@@ -10,14 +10,18 @@ the bit generator's state), in the same order:
   when the flip rates are 0, so noise settings share their random numbers;
 * learner generator: ``u_play`` for the played label (not for the Perceptron).
 
+The stream loops take each generator either as the numpy Generator itself or, for numpy's
+PCG64, as its state array stepped inline (:mod:`nolo.learners.bandit._pcg64`): the same draws.
+
 The per-round Python API (``act``/``learn``) calls the same compiled updates and
 the same arithmetic for the scores, so the whole-stream path and the per-round
 path give bit-identical weights for the same seeds.  Every class's score is the
 sum of two partial sums, over the non-zero coordinates at even and at odd
-positions, each accumulated in increasing order, one rounding per product and
-per addition (no fast-math reassociation, no fused multiply-add), which makes the
-result independent of the calling context and of the representation (dense or
-CSR; explicit zeros are dropped from CSR input so that positions agree).
+positions, each accumulated in increasing order by fused multiply-adds (one
+rounding per term; no fast-math reassociation), which makes the result
+independent of the calling context and of the representation (dense or CSR;
+explicit zeros are dropped from CSR input so that positions agree).  The
+Banditron/RCNBF update adds ``c x_j`` to a weight by a fused multiply-add too.
 
 Weights are held as ``Wt`` of shape ``(d, K)`` (the transpose view of the
 learner's Fortran-ordered ``W_`` of shape ``(K, d)``): a score update
@@ -46,6 +50,8 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from llvmlite import ir
 
+from nolo.learners.bandit._pcg64 import uniform
+
 PERCEPTRON, EXP_H, BPA, SOBA = 0, 1, 2, 3
 ORDER_REPLACE, ORDER_PERMUTE, ORDER_CYCLE = 0, 1, 2
 
@@ -73,7 +79,7 @@ def gather_dense(X, i, idx, val):
 @njit(cache=True, nogil=True, inline="always")
 def scores(Wt, idx, val, lo, hi, s):
     """s[k] = a0 + a1 with a0 (a1) the sum of Wt[idx[t], k] * val[t] over the non-zeros t in [lo, hi) at even (odd)
-    offsets t - lo, each accumulated in increasing t.
+    offsets t - lo, each accumulated in increasing t by fused multiply-adds: a = fma(Wt[idx[t], k], val[t], a).
 
     The per-round API's scores; the stream loops and ``predict`` use :func:`scores_padded`, which
     rounds identically (two interleaved sums halve the chain of dependent additions there).
@@ -87,12 +93,31 @@ def scores(Wt, idx, val, lo, hi, s):
         v = val[t]
         if (t - lo) % 2 == 0:
             for k in range(K):
-                s[k] += Wt[j, k] * v
+                s[k] = fma(Wt[j, k], v, s[k])
         else:
             for k in range(K):
-                odd[k] += Wt[j, k] * v
+                odd[k] = fma(Wt[j, k], v, odd[k])
     for k in range(K):
         s[k] += odd[k]
+
+
+def _fma_function(builder, ty):
+    """llvm.fma for the float or vector type ``ty``: a * b + c with one rounding (the CPU's fused multiply-add)."""
+    elt = ty.element if isinstance(ty, ir.VectorType) else ty
+    name = "f64" if elt == ir.DoubleType() else "f32"
+    if isinstance(ty, ir.VectorType):
+        name = f"v{ty.count}{name}"
+    return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ty, [ty, ty, ty]), f"llvm.fma.{name}")
+
+
+@intrinsic
+def fma(typingctx, a, b, c):
+    """a * b + c rounded once, in c's float type (the fused multiply-add of the SIMD score blocks, for scalars)."""
+    def codegen(context, builder, sig, args):
+        ty = context.get_value_type(sig.return_type)
+        x, y, z = (context.cast(builder, v, t, sig.return_type) for v, t in zip(args, sig.args))
+        return builder.call(_fma_function(builder, ty), [x, y, z])
+    return c(a, b, c), codegen
 
 
 #: classes per SIMD block of the stream loops' score accumulation; their weights are padded to a multiple of it
@@ -107,10 +132,10 @@ def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
     loop vectoriser leaves a K = 9 or 10 class loop scalar), two of them: the non-zeros at even
     offsets t - lo go into one, those at odd offsets into the other, and the two are added at the
     end -- the additions of consecutive non-zeros no longer wait for each other (the add latency
-    bounded the old single sum; 1.07x on USPS).  Per non-zero one vector load, one multiply and one
-    add, element-wise: each lane rounds exactly as the scalar :func:`scores` (no fused
-    multiply-add, no reassociation), so the bits are equal.  ``Wp`` is C-contiguous with a multiple
-    of LANES columns.
+    bounded the old single sum; 1.07x on USPS).  Per non-zero one vector load and one fused
+    multiply-add (1.07x over a multiply and an add), element-wise: each lane rounds exactly as the
+    scalar :func:`scores`, so the bits are equal.  ``Wp`` is C-contiguous with a multiple of LANES
+    columns (and cache-line aligned, :func:`_aligned_zeros`).
     """
     def codegen(context, builder, sig, args):
         W = context.make_array(sig.args[0])(context, builder, args[0])
@@ -137,16 +162,21 @@ def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
                              align=align)
             vv = builder.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(ir.IntType(32), 0))
             vv = builder.shuffle_vector(vv, ir.Constant(vty, ir.Undefined), splat)
-            return builder.fmul(w, vv)
+            return w, vv
+
+        fma = _fma_function(builder, vty)
+
+        def add_term(acc, t):  # acc = fma(w, x, acc): one rounding
+            builder.store(builder.call(fma, [*term(t), builder.load(acc)]), acc)
 
         n = builder.sub(hi_, lo_)
         two = ir.Constant(intp, 2)
         with cgutils.for_range(builder, builder.sdiv(n, two)) as loop:
             t = builder.add(lo_, builder.mul(loop.index, two))
-            builder.store(builder.fadd(builder.load(acc0), term(t)), acc0)
-            builder.store(builder.fadd(builder.load(acc1), term(builder.add(t, ir.Constant(intp, 1)))), acc1)
+            add_term(acc0, t)
+            add_term(acc1, builder.add(t, ir.Constant(intp, 1)))
         with builder.if_then(builder.icmp_signed("!=", builder.srem(n, two), ir.Constant(intp, 0))):
-            builder.store(builder.fadd(builder.load(acc0), term(builder.sub(hi_, ir.Constant(intp, 1)))), acc0)
+            add_term(acc0, builder.sub(hi_, ir.Constant(intp, 1)))
         builder.store(builder.fadd(builder.load(acc0), builder.load(acc1)),
                       builder.bitcast(builder.gep(sa.data, [kb_]), vty.as_pointer()), align=align)
         return context.get_dummy_value()
@@ -155,13 +185,13 @@ def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
 
 @intrinsic
 def _add_sub_columns(typingctx, Wt, idx, val, lo, hi, a, ca, b):
-    """For t in [lo, hi): Wt[idx[t], a] += ca * val[t], then Wt[idx[t], b] -= val[t] -- the two-row update.
+    """For t in [lo, hi): Wt[idx[t], a] = fma(ca, val[t], Wt[idx[t], a]), then Wt[idx[t], b] -= val[t] -- the
+    two-row update (w + ca x_j rounded once).
 
     Straight-line code without numba's negative-index wrap-around per access (it doubled the update's
     cost), and for a == b (most rounds) one load and one store per coordinate.  All arithmetic is in
     Wt's dtype: a float32 learner rounds ``ca`` to float32 once and updates in float32 (float32 end to
-    end; no conversions per coordinate), a float64 learner computes exactly
-    ``Wt[j, a] += ca * v; Wt[j, b] -= v``.
+    end; no conversions per coordinate).
     """
     def codegen(context, builder, sig, args):
         W = context.make_array(sig.args[0])(context, builder, args[0])
@@ -185,8 +215,10 @@ def _add_sub_columns(typingctx, Wt, idx, val, lo, hi, a, ca, b):
 
         ca_elt = ca_ if elt == f64 else builder.fptrunc(ca_, elt)
 
-        def plus(w, v):  # w + ca * v in Wt's dtype
-            return builder.fadd(w, builder.fmul(ca_elt, v))
+        fma = _fma_function(builder, elt)
+
+        def plus(w, v):  # fma(ca, v, w) in Wt's dtype: w + ca * v rounded once
+            return builder.call(fma, [ca_elt, v, w])
 
         same = builder.icmp_signed("==", a_, b_)
         with builder.if_else(same) as (one_row, two_rows):
@@ -374,7 +406,7 @@ def shuffle(perm, rng):
     """Fisher-Yates with one uniform per position (n - 1 draws), from the environment generator."""
     n = perm.shape[0]
     for i in range(n - 1, 0, -1):
-        j = int(rng.random() * (i + 1))
+        j = int(uniform(rng) * (i + 1))
         if j > i:
             j = i
         tmp = perm[i]
@@ -386,7 +418,7 @@ def shuffle(perm, rng):
 def next_index(order, n, perm, pos, rng):
     """The next example index of the stream; ``pos`` is a one-element position counter."""
     if order == ORDER_REPLACE:
-        i = int(rng.random() * n)
+        i = int(uniform(rng) * n)
         if i >= n:
             i = n - 1
         return i
@@ -549,7 +581,7 @@ def act(algo, Wp, Wt, idx, val, lo, hi, sp, s, gamma, rng):
     yhat = argmax_padded(sp, Wt.shape[1])
     if algo == PERCEPTRON:
         return yhat, yhat
-    return yhat, draw_label(rng.random(), yhat, gamma, Wt.shape[1])
+    return yhat, draw_label(uniform(rng), yhat, gamma, Wt.shape[1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -578,7 +610,7 @@ def _borrowed(typingctx, obj):
 def _play(algo, Wp, Wt, idx, val, lo, hi, sp, s, yi, gamma, rho0, rho1, env_rng, lrn_rng):
     """One round up to the feedback: (greedy label, played label, noisy feedback bit)."""
     yhat, played = act(algo, Wp, Wt, idx, val, lo, hi, sp, s, gamma, lrn_rng)
-    u = env_rng.random()
+    u = uniform(env_rng)
     fb = flip(1 if played == yi else 0, u, rho0, rho1)
     return yhat, played, fb
 
@@ -594,13 +626,26 @@ def _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy)
 
 
 @njit(cache=True, nogil=True)
+def _aligned_zeros(n, dtype):
+    """A zeroed 1-d array of n elements starting on a 64-byte boundary (a cache line, one zmm register).
+
+    numpy's buffers are only 16-byte aligned: a 64-byte row load from them then straddles two cache
+    lines three times out of four, which cost the score accumulation ~1.3x (docs/benchmarks-am.md).
+    """
+    buf = np.zeros(n + 16, dtype=dtype)  # 16 elements of >= 4 bytes cover any offset to the next line
+    off = ((-buf.ctypes.data) % 64) // buf.itemsize
+    return buf[off:off + n]
+
+
+@njit(cache=True, nogil=True)
 def _padded(Wt):
-    """A zero-padded copy (d, Kp) of the weights, Kp the multiple of LANES >= K, and scores of length Kp."""
+    """A zero-padded, cache-line-aligned copy (d, Kp) of the weights, Kp the multiple of LANES >= K, and
+    scores of length Kp (also aligned)."""
     d, K = Wt.shape
     Kp = LANES * ((K + LANES - 1) // LANES)
-    Wp = np.zeros((d, Kp), dtype=Wt.dtype)
+    Wp = _aligned_zeros(d * Kp, Wt.dtype).reshape((d, Kp))
     Wp[:, :K] = Wt
-    return Wp, np.zeros(Kp, dtype=Wt.dtype)
+    return Wp, _aligned_zeros(Kp, Wt.dtype)
 
 
 @njit(cache=True, nogil=True)

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from nolo._validation import check_array, check_choice, check_flip_rates, check_int
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.bandit import _kernels as kern
+from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
 from nolo.noise import FlipChannel
 from nolo.random import as_generator
 
@@ -228,12 +229,22 @@ class ClassificationBandit:
             else:
                 log_i = log_p = log_f = _NO_LOG
             algo, Wt, Tht, At, budget, gamma, r0a, beta_a = learner._kernel_state()
-            common = (n, order, self.perm, self.pos, self.rng, learner.rng_, gamma, r0a, beta_a,
-                      self.rho0, self.rho1, cps, out_p, out_g, counters, log_i, log_p, log_f)
-            if sp.issparse(X):
-                status, k = kern.stream_csr(algo, Wt, Tht, At, budget, X.indptr, X.indices, X.data, self.y, *common)
-            else:
-                status, k = kern.stream_dense(algo, Wt, Tht, At, budget, X, self.y, *common)
+            rngs = [self.rng, learner.rng_]
+            states = [pcg64_state(g) for g in rngs]  # PCG64 generators are stepped inline (same draws)
+            if rngs[1] is rngs[0]:  # one generator shared by the environment and the learner: one state
+                states[1] = states[0]
+            common = (n, order, self.perm, self.pos, *(g if st is None else st for g, st in zip(rngs, states)),
+                      gamma, r0a, beta_a, self.rho0, self.rho1, cps, out_p, out_g, counters, log_i, log_p, log_f)
+            try:
+                if sp.issparse(X):
+                    status, k = kern.stream_csr(algo, Wt, Tht, At, budget, X.indptr, X.indices, X.data, self.y,
+                                                *common)
+                else:
+                    status, k = kern.stream_dense(algo, Wt, Tht, At, budget, X, self.y, *common)
+            finally:
+                for g, st in zip(rngs[:1] if rngs[1] is rngs[0] else rngs, states):
+                    if st is not None:
+                        store_pcg64_state(g, st)
             learner.t_ += int(k)
             if status != kern.OK:
                 raise NumericalError(
