@@ -1,0 +1,129 @@
+"""NREst's NumPy MLP engine: the same network, minibatch order and Adam steps as scikit-learn's
+MLPClassifier.partial_fit (engine="sklearn"), the float32 input encoding, the cached thread controller."""
+
+import numpy as np
+import pytest
+
+from nolo import ParameterError
+from nolo.noise_rates import NREst, encode_inputs
+from nolo.noise_rates import nrest as nrest_module
+
+
+def _log(rho0, rho1, n=1500, K=4, d=30, seed=0, sparse=False):
+    """Clustered x, half the plays right, flipped feedback bits (as tests/test_am_nrest.py), optionally 80 % zeros."""
+    rng = np.random.default_rng(seed)
+    C = rng.standard_normal((K, d)) * 3
+    y = rng.integers(K, size=n)
+    X = C[y] + rng.standard_normal((n, d))
+    if sparse:
+        X = np.abs(X) * (rng.random((n, d)) < 0.2)
+        X[:3] = 0.0  # zero rows stay zero after the normalisation
+    played = np.where(rng.random(n) < 0.5, y, rng.integers(K, size=n))
+    u = rng.random(n)
+    fb = np.where(played == y, u >= rho1, u < rho0).astype(np.int64)
+    return X, played, fb
+
+
+def _pair(X, played, fb, init=None, **kw):
+    params = dict(hidden_layer_sizes=(16,), max_iter=4, warm_start=True, random_state=11)
+    params.update(kw)
+    a = NREst(engine="sklearn", **params).fit(X, played, fb, n_classes=4, init_weights=init)
+    b = NREst(engine="numpy", **params).fit(X, played, fb, n_classes=4, init_weights=init)
+    return a, b
+
+
+def _assert_same_fit(a, b):
+    # bit-identical on the machine where this was written; a tolerance keeps the test about the algorithm
+    # (a wrong minibatch order, gradient or Adam step moves weights by 1e-3 or more) rather than BLAS kernels
+    assert len(a.weights_) == len(b.weights_)
+    for wa, wb in zip(a.weights_, b.weights_):
+        assert wa.dtype == wb.dtype and wa.shape == wb.shape
+        np.testing.assert_allclose(wb, wa, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.q_, a.q_, rtol=0, atol=1e-6)
+    assert b.rho0_ == pytest.approx(a.rho0_, abs=1e-6) and b.rho1_ == pytest.approx(a.rho1_, abs=1e-6)
+    assert b.validation_loss_ == pytest.approx(a.validation_loss_, rel=1e-6)
+
+
+@pytest.mark.parametrize("kw", [{}, {"hidden_layer_sizes": (8, 6)}, {"dtype": "float64"}, {"rule": "per_class"},
+                                {"validation_fraction": 0.0}, {"batch_size": 1000, "max_iter": 3}, {"alpha": 0.5},
+                                {"label_encoding": "scalar", "normalize": False}])
+def test_numpy_engine_matches_sklearn_cold(kw):
+    X, played, fb = _log(0.2, 0.1, sparse="normalize" in kw)
+    a, b = _pair(X, played, fb, **kw)
+    _assert_same_fit(a, b)
+    assert b.classifier_ is None and a.classifier_ is not None
+
+
+def test_numpy_engine_matches_sklearn_warm_start_and_differs_from_cold():
+    X, played, fb = _log(0.3, 0.2, sparse=True)
+    first = NREst(hidden_layer_sizes=(16,), max_iter=5, warm_start=True, random_state=3).fit(X, played, fb)
+    X2, played2, fb2 = _log(0.3, 0.2, seed=1, sparse=True)
+    a, b = _pair(X2, played2, fb2, init=first.weights_, max_iter=2)
+    _assert_same_fit(a, b)
+    cold = NREst(hidden_layer_sizes=(16,), max_iter=2, random_state=11).fit(X2, played2, fb2)
+    assert np.abs(cold.q_ - b.q_).max() > 1e-3  # the warm start is used
+    # warm_start=True without init_weights continues from this estimator's own previous fit
+    again = NREst(hidden_layer_sizes=(16,), max_iter=2, warm_start=True, random_state=11)
+    again.weights_ = first.weights_
+    again.fit(X2, played2, fb2)
+    np.testing.assert_array_equal(again.q_, b.q_)
+
+
+def test_numpy_engine_reproducible_and_seed_sensitive():
+    X, played, fb = _log(0.2, 0.2)
+    f = lambda seed: NREst(hidden_layer_sizes=(16,), max_iter=3, random_state=seed).fit(X, played, fb)  # noqa: E731
+    np.testing.assert_array_equal(f(5).q_, f(5).q_)
+    assert np.abs(f(5).q_ - f(6).q_).max() > 1e-3
+    est = NREst(hidden_layer_sizes=(16,), max_iter=3, random_state=None).fit(X, played, fb)  # unseeded: runs
+    assert 0.0 <= est.rho0_ <= 1.0 and 0.0 <= est.rho1_ <= 1.0
+
+
+def test_numpy_engine_estimates_close_to_truth():
+    """The accuracy bar of tests/test_am_nrest.py (n=6000, 20 epochs, |error| < 0.06) with the default engine."""
+    X, played, fb = _log(0.2, 0.1, n=6000, d=10)
+    est = NREst(hidden_layer_sizes=(32,), max_iter=20, random_state=0).fit(X, played, fb, n_classes=4)
+    assert est.engine == "numpy"
+    assert abs(est.rho0_ - 0.2) < 0.06 and abs(est.rho1_ - 0.1) < 0.06, (est.rho0_, est.rho1_)
+
+
+@pytest.mark.parametrize("label_encoding", ["onehot", "scalar"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_encode_inputs_equals_the_plain_formula(label_encoding, dtype):
+    X, played, _ = _log(0.1, 0.1, n=700, d=50, sparse=True)  # 700 rows: several blocks of _ENCODE_ROWS
+    X[5] *= 1e-150  # tiny and large rows
+    X[6] *= 1e150
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    lab = np.eye(4)[played] if label_encoding == "onehot" else played[:, None].astype(float)
+    want = np.hstack([X / np.where(norms > 0, norms, 1.0), lab]).astype(dtype)
+    got = encode_inputs(X, played, 4, label_encoding, normalize=True, dtype=dtype)
+    assert got.dtype == dtype and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got[:3, :50], 0.0)
+    Xm, lm, pm = X[7:], lab[7:], played[7:]  # without the extreme rows
+    np.testing.assert_array_equal(encode_inputs(Xm, pm, 4, label_encoding, normalize=False, dtype=dtype),
+                                  np.hstack([Xm, lm]).astype(dtype))
+    Xi = (Xm * 10).astype(int)  # integer input: encoded as its float64 values
+    np.testing.assert_array_equal(encode_inputs(Xi, pm, 4, label_encoding, dtype=dtype),
+                                  encode_inputs(Xi.astype(float), pm, 4, label_encoding, dtype=dtype))
+
+
+def test_thread_controller_is_built_once_and_n_threads_none_works():
+    X, played, fb = _log(0.2, 0.1, n=300)
+    NREst(hidden_layer_sizes=(4,), max_iter=1, random_state=0).fit(X, played, fb)
+    c = nrest_module._thread_controller()
+    assert nrest_module._thread_controller() is c
+    a = NREst(hidden_layer_sizes=(4,), max_iter=2, random_state=0, n_threads=None).fit(X, played, fb)
+    b = NREst(hidden_layer_sizes=(4,), max_iter=2, random_state=0, n_threads=1).fit(X, played, fb)
+    np.testing.assert_allclose(a.q_, b.q_, atol=1e-6)
+
+
+def test_engine_parameters_validated():
+    X, played, fb = _log(0.2, 0.1, n=100)
+    with pytest.raises(ParameterError, match="engine"):
+        NREst(engine="torch").fit(X, played, fb)
+    with pytest.raises(ParameterError, match="random_state"):
+        NREst(random_state=-1).fit(X, played, fb)
+    with pytest.raises(ParameterError, match="init_weights"):
+        NREst(hidden_layer_sizes=(8,), warm_start=True).fit(X, played, fb, n_classes=4,
+                                                             init_weights=[np.zeros((5, 8)), np.zeros((8, 1)),
+                                                                           np.zeros(8), np.zeros(1)])
