@@ -127,3 +127,26 @@ def test_engine_parameters_validated():
         NREst(hidden_layer_sizes=(8,), warm_start=True).fit(X, played, fb, n_classes=4,
                                                              init_weights=[np.zeros((5, 8)), np.zeros((8, 1)),
                                                                            np.zeros(8), np.zeros(1)])
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_X_rejected_and_huge_finite_X_accepted(normalize, bad):
+    """X's finiteness is checked through the row norms of the encoding (a full scan only when one is not finite)."""
+    X, played, fb = _log(0.2, 0.1, n=200)
+    Xb = X.copy()
+    Xb[150, 3] = bad  # in a later block of rows
+    with pytest.raises(ParameterError, match="X must contain only finite values"):
+        NREst(hidden_layer_sizes=(4,), max_iter=1, normalize=normalize).fit(Xb, played, fb)
+    Xh = X.copy()
+    Xh[150] *= 1e300  # finite, but its squared norm overflows: accepted as before (the row encodes as zeros)
+    with np.errstate(over="ignore"):  # the squared norm overflows (np.linalg.norm warned alike)
+        est = NREst(hidden_layer_sizes=(4,), max_iter=1, random_state=0).fit(Xh, played, fb)
+    assert np.isfinite(est.q_).all()
+
+
+def test_encode_inputs_rejects_labels_out_of_range():
+    with pytest.raises(ParameterError, match="played labels"):
+        encode_inputs(np.ones((3, 2)), [0, 1, 4], 4)
+    with pytest.raises(ParameterError, match="played labels"):
+        encode_inputs(np.ones((3, 2)), [0, -1, 2], 4)

@@ -57,7 +57,7 @@ from nolo.exceptions import NumericalError, ParameterError
 __all__ = ["NREst", "encode_inputs", "percentile_extremes"]
 
 _CONTROLLER: list = []
-_ENCODE_ROWS = 256
+_ENCODE_ROWS = 64
 
 
 def _thread_controller() -> ThreadpoolController:
@@ -77,36 +77,53 @@ def encode_inputs(X, played, n_classes: int, label_encoding: str = "onehot", nor
     copies, no ``hstack``); the values equal ``hstack([X / np.linalg.norm(X, axis=1, keepdims=True),
     labels]).astype(dtype)`` exactly (the same row sums, the division done in float64 and rounded once).
     """
+    return _encode(X, played, n_classes, label_encoding, normalize, dtype)[0]
+
+
+def _encode(X, played, n_classes, label_encoding, normalize, dtype) -> tuple[np.ndarray, bool]:
+    """:func:`encode_inputs` and whether every row norm is finite (which implies a finite X)."""
     X = np.asarray(X, dtype=np.float64)
     played = np.asarray(played, dtype=np.int64)
     n, d = X.shape
-    width = n_classes if label_encoding == "onehot" else 1
-    U = np.empty((n, d + width), dtype=dtype)
-    if normalize:
-        sq = np.empty((min(n, _ENCODE_ROWS), d))
-        for s in range(0, n, _ENCODE_ROWS):  # blocks that stay in cache; the arithmetic of np.linalg.norm
-            Xb = X[s:s + _ENCODE_ROWS]
-            k = Xb.shape[0]
+    onehot = label_encoding == "onehot"
+    if onehot and n and (played.min() < 0 or played.max() >= n_classes):
+        raise ParameterError(f"played labels must lie in [0, n_classes={n_classes})")
+    U = np.empty((n, d + (n_classes if onehot else 1)), dtype=dtype)
+    rows = min(n, _ENCODE_ROWS)
+    sq = np.empty((rows, d)) if normalize else None
+    ones = np.ones(rows)
+    finite = True
+    for s in range(0, n, _ENCODE_ROWS):  # blocks that stay in L2 cache
+        Xb = X[s:s + _ENCODE_ROWS]
+        k = Xb.shape[0]
+        if normalize:  # the arithmetic of np.linalg.norm(X, axis=1)
             np.multiply(Xb, Xb, out=sq[:k])
             norms = np.sqrt(np.add.reduce(sq[:k], axis=1))
-            _divide_rows(Xb, np.where(norms > 0, norms, 1.0), U[s:s + k])
-    else:
-        U[:, :d] = X
-    if label_encoding == "onehot":
-        U[:, d:] = 0
-        U[np.arange(n), d + played] = 1
-    else:
-        U[:, d] = played
-    return U
+            finite = finite and bool(np.isfinite(norms).all())
+            norms = np.where(norms > 0, norms, 1.0)
+        else:
+            norms = ones[:k]  # x / 1 = x exactly
+        _write_rows(Xb, norms, played[s:s + k], onehot, U[s:s + k])
+    if not normalize:
+        finite = bool(np.isfinite(X).all())
+    return U, finite
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _divide_rows(X, norms, out):
-    """out[i, j] = X[i, j] / norms[i] for j < X.shape[1]: the float64 quotient rounded once to out's dtype."""
+def _write_rows(X, norms, played, onehot, out):
+    """Row i of out: X[i] / norms[i] (the float64 quotient rounded once to out's dtype), then the one-hot
+    encoding of played[i] (``onehot``) or played[i] itself."""
+    d = X.shape[1]
     for i in range(X.shape[0]):
         s = norms[i]
-        for j in range(X.shape[1]):
+        for j in range(d):
             out[i, j] = X[i, j] / s
+        if onehot:
+            for j in range(d, out.shape[1]):
+                out[i, j] = 0.0
+            out[i, d + played[i]] = 1.0
+        else:
+            out[i, d] = played[i]
 
 
 def percentile_extremes(q: np.ndarray, percentile: float) -> tuple[float, float]:
@@ -323,7 +340,7 @@ class NREst(Configurable):
     def fit(self, X, played, feedback, n_classes: int | None = None, init_weights=None) -> "NREst":
         """Fit on logged rounds: X (n, d), played (n,) labels, feedback (n,) bits; sets rho0_, rho1_."""
         self._validate_params()
-        X = check_array(X, "X", ndim=2)
+        X = check_array(X, "X", ndim=2, finite=False)  # finiteness: checked with the encoding (row norms)
         played = np.asarray(played)
         feedback = np.asarray(feedback)
         n = X.shape[0]
@@ -352,7 +369,9 @@ class NREst(Configurable):
         return self
 
     def _fit_read_out(self, X, played, feedback, K, n, init_weights) -> None:
-        U = encode_inputs(X, played, K, self.label_encoding, self.normalize, dtype=self.dtype)
+        U, finite = _encode(X, played, K, self.label_encoding, self.normalize, self.dtype)
+        if not finite and not np.isfinite(X).all():  # a non-finite norm: X has NaN/inf, or a norm overflowed
+            raise ParameterError("X must contain only finite values (no NaN or inf)")
         init = init_weights if self.warm_start else None
         self.classifier_ = None
         if np.all(feedback == feedback[0]):
