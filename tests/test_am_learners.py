@@ -85,6 +85,22 @@ def test_soba_hand_worked():
     np.testing.assert_array_equal(s.W_, W)
 
 
+def test_soba_weights_stay_theta_over_a_and_bad_a_is_rejected():
+    """W = theta / a to a few roundings through many updates (the kernel divides once per coordinate pair);
+    a too small or too large initial a is rejected (products of two entries must stay normal floats)."""
+    rng = np.random.default_rng(0)
+    s = SOBA(n_classes=4, gamma=0.2, a=0.5, seed=1)
+    for _ in range(300):
+        x = rng.standard_normal(6)
+        p = s.act(x)
+        s.learn(x, p, int(rng.random() < 0.6))
+    assert s.a_.max() > 10  # many updates happened
+    np.testing.assert_allclose(s.W_, s.theta_ / s.a_, rtol=1e-13, atol=1e-300)
+    for bad in (0.0, 1e-200, 1e200, -1.0):
+        with pytest.raises(ParameterError, match="a must be"):
+            SOBA(n_classes=3, a=bad).act([1.0, 2.0])
+
+
 @pytest.mark.parametrize("cls", [Banditron, RCNBF, BPA, SOBA, RCINE])
 def test_bad_round_input_rejected_state_unchanged(cls):
     m = cls(n_classes=3, gamma=0.2, seed=0)

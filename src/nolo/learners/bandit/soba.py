@@ -22,7 +22,9 @@ class SOBA(ExploringBanditLearner):
     q = (1/p) sum_j x_j^2 (1/a_{ybar,j} + 1/a_{y~,j}) and m = ((Delta^2 + 2 Delta)/p)/(1 + q),
     it updates when S + m >= 0: a_{ybar}, a_{y~} += x^2/p; theta_{ybar} -= x/p;
     theta_{y~} += x/p; S += m (the paper rule; the MATLAB variant that does not add
-    m on exploration hits is not implemented).  Cost per round O(Kd), memory 3Kd.
+    m on exploration hits is not implemented).  Cost per round O(Kd), memory 3Kd; two
+    divisions per updated coordinate (:func:`nolo.learners.bandit._kernels.update_soba`), for
+    which the initial diagonal ``a`` must lie in [1e-100, 1e100].
     """
 
     _algo = kern.SOBA
@@ -37,7 +39,7 @@ class SOBA(ExploringBanditLearner):
 
     def _validate_params(self) -> None:
         super()._validate_params()
-        check_scalar(self.a, "a", low=0.0, low_inclusive=False)
+        check_scalar(self.a, "a", low=1e-100, high=1e100)  # products of two entries stay normal floats
 
     def _init_state(self, n_features: int) -> None:
         super()._init_state(n_features)
