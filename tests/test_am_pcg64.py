@@ -81,3 +81,28 @@ def test_one_generator_shared_by_environment_and_learner():
     np.testing.assert_array_equal(a.W_, b.W_)
     np.testing.assert_array_equal(ra.played_mistakes, rb.played_mistakes)
     assert g.random() == h.random()
+
+
+@pytest.mark.parametrize("representation", ["dense", "csr"])
+def test_prefetch_lookahead_on_large_data_changes_nothing(representation):
+    """Data larger than PEEK_MIN_BYTES switch on the lookahead (a copy of the PCG64 state peeks at the rounds to
+    come, for prefetching); the results equal the generic path's, which cannot peek, and the state advances alike."""
+    from nolo.learners.bandit import _kernels as kern
+
+    rng = np.random.default_rng(4)
+    n, d = 6000, 100
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.5)
+    y = rng.integers(5, size=n)
+    nbytes = X.nbytes if representation == "dense" else np.count_nonzero(X) * 12
+    assert nbytes > kern.PEEK_MIN_BYTES
+    out = []
+    for env_rng, lrn_rng in ((np.random.default_rng(21), np.random.default_rng(22)), (_generic(21), _generic(22))):
+        m = Banditron(n_classes=5, seed=lrn_rng)
+        env = ClassificationBandit(X, y, rho0=0.1, rho1=0.1, seed=env_rng, representation=representation)
+        first = env.run(m, 1500)
+        second = env.run(m, 1500)  # a second call starts a new lookahead from the advanced state
+        out.append((m.W_.copy(), first.played_mistakes, second.played_mistakes, env.rng.random()))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+    np.testing.assert_array_equal(out[0][2], out[1][2])
+    assert out[0][3] == out[1][3]

@@ -35,7 +35,10 @@ registers (:func:`_accumulate_block`); the greedy label is a vector maximum
 the loops work on borrowed views, free of numba's
 atomic reference counting (:func:`_borrowed`); and the next example's index is drawn
 right after this round's feedback (the per-round order) so that its row can be
-prefetched (:func:`_prefetch`) while this round's update runs.
+prefetched (:func:`_prefetch`) while this round's update runs; on data larger
+than the L2 cache with a PCG64 environment, a copy of its state peeks LOOKAHEAD
+rounds ahead and rows are prefetched ROW_AHEAD rounds ahead
+(:func:`_lookahead_start`; SynSep 2.9M -> 7.8M rounds/s).
 
 Algorithm codes: 0 Perceptron (AM eq. 2), 1 exploration with an unbiased
 feedback estimate (Banditron = RCNBF with rates 0; RCNBF AM eq. 5), 2 BPA,
@@ -50,7 +53,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from llvmlite import ir
 
-from nolo.learners.bandit._pcg64 import uniform
+from nolo.learners.bandit._pcg64 import lookahead_copy, uniform
 
 PERCEPTRON, EXP_H, BPA, SOBA = 0, 1, 2, 3
 ORDER_REPLACE, ORDER_PERMUTE, ORDER_CYCLE = 0, 1, 2
@@ -617,6 +620,45 @@ def _borrowed(typingctx, obj):
     return obj(obj), codegen
 
 
+#: ring of upcoming example indices peeked from a copy of the environment's PCG64 state (power of two)
+LOOKAHEAD = 8
+#: rows are prefetched this many rounds ahead (their index-pointer entries LOOKAHEAD - 1 rounds ahead)
+ROW_AHEAD = 2
+#: peek only when the data outgrow the L2 cache; smaller data sets stay cached and would only pay the peeking
+PEEK_MIN_BYTES = 1 << 21
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _peek_index(shadow, n):
+    """The example index of the round after the next, from the lookahead copy of the environment state.
+
+    With ``order="replace"`` the environment's draws alternate index, flip, index, flip, ...: skip the
+    flip, take the index (the same arithmetic as :func:`next_index`).
+    """
+    uniform(shadow)
+    i = int(uniform(shadow) * n)
+    if i >= n:
+        i = n - 1
+    return i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lookahead_start(env_rng, order, n, nbytes, ahead):
+    """Fill ``ahead[r]`` with the index of rounds r = 1..LOOKAHEAD-1 (round 0's is drawn); return (shadow, on).
+
+    On only for a PCG64 environment state (a numpy Generator cannot be copied in compiled code),
+    ``order="replace"`` (the paper's) and data larger than PEEK_MIN_BYTES: random rows of a large
+    data set come from memory, ~100 ns away, and a row prefetched only one round ahead arrives late
+    (SynSep 10^5 x 400: 3.1M rounds/s drawn at random vs 9.0M visited in order).
+    """
+    shadow, on = lookahead_copy(env_rng)
+    on = on and order == ORDER_REPLACE and nbytes > PEEK_MIN_BYTES
+    if on:
+        for k in range(1, LOOKAHEAD):
+            ahead[k] = _peek_index(shadow, n)
+    return shadow, on
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _play(algo, Wp, Wt, idx, val, lo, hi, sp, s, yi, gamma, rho0, rho1, env_rng, lrn_rng):
     """One round up to the feedback: (greedy label, played label, noisy feedback bit)."""
@@ -702,6 +744,8 @@ def _dense_loop(algo, Wp, Tht, At, budget, X, y, n_rounds, order, perm, pos, env
     done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
     status, r = OK, 0
     i = next_index(order, n, perm, pos, env_rng) if n_rounds > 0 else 0
+    ahead = np.zeros(LOOKAHEAD, dtype=np.int64)
+    shadow, peek = _lookahead_start(env_rng, order, n, X.nbytes, ahead)
     while r < n_rounds:
         nnz = gather_dense(X, i, idx, val)
         yi = y[i]
@@ -709,7 +753,11 @@ def _dense_loop(algo, Wp, Tht, At, budget, X, y, n_rounds, order, perm, pos, env
         i_next = i
         if r + 1 < n_rounds:  # the next index draw follows this round's feedback draw, as in the per-round API
             i_next = next_index(order, n, perm, pos, env_rng)
-            _prefetch(X, i_next * X.strides[0], i_next * X.strides[0] + row_bytes)
+            row = i_next
+            if peek:  # the row of round r + ROW_AHEAD
+                ahead[r % LOOKAHEAD] = _peek_index(shadow, n)
+                row = ahead[(r + ROW_AHEAD) % LOOKAHEAD]
+            _prefetch(X, row * X.strides[0], row * X.strides[0] + row_bytes)
         if not update_stream(algo, Wt, Tht, At, budget, idx, val, 0, nnz, s, yi, yhat, played, fb, gamma, rho0a,
                              beta_a, coef):
             status = NONFINITE
@@ -759,6 +807,8 @@ def _csr_loop(algo, Wp, Tht, At, budget, indptr, indices, data, y, n_rounds, ord
     done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
     status, r = OK, 0
     i = next_index(order, n, perm, pos, env_rng) if n_rounds > 0 else 0
+    ahead = np.zeros(LOOKAHEAD, dtype=np.int64)
+    shadow, peek = _lookahead_start(env_rng, order, n, data.nbytes + indices.nbytes, ahead)
     while r < n_rounds:
         lo, hi = indptr[i], indptr[i + 1]
         yi = y[i]
@@ -766,7 +816,15 @@ def _csr_loop(algo, Wp, Tht, At, budget, indptr, indices, data, y, n_rounds, ord
         i_next = i
         if r + 1 < n_rounds:  # the next index draw follows this round's feedback draw, as in the per-round API
             i_next = next_index(order, n, perm, pos, env_rng)
-            a, b = indptr[i_next], indptr[i_next + 1]
+            if peek:  # pointers of round r + LOOKAHEAD, row of round r + ROW_AHEAD (its pointers fetched earlier)
+                far = _peek_index(shadow, n)
+                ahead[r % LOOKAHEAD] = far
+                _prefetch(indptr, far * indptr.itemsize, (far + 2) * indptr.itemsize)
+                _prefetch(y, far * y.itemsize, (far + 1) * y.itemsize)
+                near = ahead[(r + ROW_AHEAD) % LOOKAHEAD]
+                a, b = indptr[near], indptr[near + 1]
+            else:
+                a, b = indptr[i_next], indptr[i_next + 1]
             _prefetch(indices, a * isz, b * isz)
             _prefetch(data, a * vsz, b * vsz)
         if not update_stream(algo, Wt, Tht, At, budget, indices, data, lo, hi, s, yi, yhat, played, fb, gamma,

@@ -21,7 +21,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-__all__ = ["uniform", "pcg64_state", "store_pcg64_state"]
+__all__ = ["uniform", "lookahead_copy", "pcg64_state", "store_pcg64_state"]
 
 #: PCG_DEFAULT_MULTIPLIER_128 of numpy's pcg64.h
 MULTIPLIER = (2549297995355413924 << 64) + 4865540595714422341
@@ -66,6 +66,22 @@ def _uniform(rng):
             return None
         return lambda rng: _pcg64_next_double(rng)
     return lambda rng: rng.random()
+
+
+def lookahead_copy(rng):
+    """(a copy of the PCG64 state ``rng`` to peek at its future draws, True), or (a dummy, False) for a Generator.
+
+    The stream loops step the copy ahead of the real draws to learn which examples the next rounds
+    will visit, and prefetch them; the real state is untouched (compiled code only).
+    """
+    return np.zeros(4, dtype=np.uint64), False
+
+
+@overload(lookahead_copy, inline="always")
+def _lookahead_copy(rng):
+    if isinstance(rng, types.Array):
+        return lambda rng: (rng.copy(), True)
+    return lambda rng: (np.zeros(4, dtype=np.uint64), False)
 
 
 def pcg64_state(gen: np.random.Generator) -> np.ndarray | None:
