@@ -851,7 +851,6 @@ def predict_dense(Wt, X, out):
     idx = np.empty(X.shape[1], dtype=np.int64)
     val = np.empty(X.shape[1], dtype=X.dtype)
     Wp, sp = _padded(Wt)
-    s = sp[:Wt.shape[1]]
     for i in range(X.shape[0]):
         nnz = gather_dense(X, i, idx, val)
         scores_padded(Wp, idx, val, 0, nnz, sp)
@@ -860,8 +859,8 @@ def predict_dense(Wt, X, out):
 
 @njit(cache=True, nogil=True)
 def predict_csr(Wt, indptr, indices, data, out):
+    """:func:`predict_dense` for the rows of a CSR matrix with sorted indices and no explicit zeros."""
     Wp, sp = _padded(Wt)
-    s = sp[:Wt.shape[1]]
     for i in range(indptr.shape[0] - 1):
         scores_padded(Wp, indices, data, indptr[i], indptr[i + 1], sp)
         out[i] = argmax_padded(sp, Wt.shape[1])
