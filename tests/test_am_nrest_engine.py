@@ -150,3 +150,18 @@ def test_encode_inputs_rejects_labels_out_of_range():
         encode_inputs(np.ones((3, 2)), [0, 1, 4], 4)
     with pytest.raises(ParameterError, match="played labels"):
         encode_inputs(np.ones((3, 2)), [0, -1, 2], 4)
+
+
+def test_validation_loss_of_saturated_float32_outputs_is_finite():
+    """A float32 network can output exactly 0 or 1; the validation cross-entropy clips in float64 (1 - 1e-12 is 1
+    in float32) and stays finite, without a divide-by-zero warning."""
+    import warnings
+
+    from nolo.noise_rates import NREst
+
+    p = np.array([1.0, 0.0, 0.5], dtype=np.float32)
+    f = np.array([0.0, 1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss = NREst._validation_loss(p, f)
+    assert loss == pytest.approx((2 * -np.log(1e-12) + np.log(2)) / 3, rel=1e-6)  # two mistakes at the clip, one 1/2

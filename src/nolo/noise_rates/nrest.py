@@ -309,7 +309,7 @@ class NREst(Configurable):
 
     @staticmethod
     def _validation_loss(p: np.ndarray, f: np.ndarray) -> float:
-        p = np.clip(p, 1e-12, 1 - 1e-12)
+        p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)  # float64: 1 - 1e-12 is 1 in float32
         return float(-np.mean(f * np.log(p) + (1 - f) * np.log1p(-p)))
 
     def _fit_numpy_checkpointed(self, U: np.ndarray, f: np.ndarray, init_weights) -> AdamMLP:
