@@ -165,3 +165,20 @@ def test_validation_loss_of_saturated_float32_outputs_is_finite():
         warnings.simplefilter("error")
         loss = NREst._validation_loss(p, f)
     assert loss == pytest.approx((2 * -np.log(1e-12) + np.log(2)) / 3, rel=1e-6)  # two mistakes at the clip, one 1/2
+
+
+@pytest.mark.parametrize("engine", ["numpy", "sklearn"])
+def test_patience_stops_early_and_keeps_the_same_best_epoch(engine):
+    """n_iter_no_change stops once the validation loss has not improved for that many epochs; the kept network
+    is the one a run of exactly that many epochs keeps, and without patience all max_iter epochs run."""
+    X, played, fb = _log(0.2, 0.2, n=1200, seed=3)
+    kw = dict(hidden_layer_sizes=(16,), learning_rate_init=0.05, engine=engine, random_state=5)
+    early = NREst(max_iter=80, n_iter_no_change=3, **kw).fit(X, played, fb, n_classes=4)
+    assert early.n_epochs_ < 80
+    same = NREst(max_iter=early.n_epochs_, **kw).fit(X, played, fb, n_classes=4)
+    assert same.n_epochs_ == early.n_epochs_
+    for a, b in zip(early.weights_, same.weights_):
+        np.testing.assert_array_equal(a, b)
+    assert (early.rho0_, early.rho1_) == (same.rho0_, same.rho1_)
+    with pytest.raises(ParameterError, match="n_iter_no_change"):
+        NREst(n_iter_no_change=0).fit(X, played, fb, n_classes=4)

@@ -153,6 +153,9 @@ class NREst(Configurable):
     learning_rate_init, batch_size, alpha : of the default MLP (Adam), defaults 1e-2 (AM's rate), 128, 1e-4
     validation_fraction : rows held out to pick the epoch with the lowest validation cross-entropy
         (the authors' checkpointing), default 0.1; 0 trains on all rows for ``max_iter`` epochs
+    n_iter_no_change : None (default: all ``max_iter`` epochs) or stop once the validation
+        cross-entropy has not improved for this many epochs (the best epoch is kept either way;
+        scikit-learn's early-stopping patience, 10 there) -- lets AM's 70-epoch network stop when done
     percentile : in (50, 100], default 89 (AM; 94 for SynSep)
     rule : "pooled" (authors' code) or "per_class" (paper text, our resolution)
     label_encoding : "onehot" (default) or "scalar" (the authors' code)
@@ -167,14 +170,17 @@ class NREst(Configurable):
     random_state : int or None, seed of the MLP
 
     After :meth:`fit`: ``rho0_``, ``rho1_``, ``q_`` (fitted P(f=1|u) on the rows), ``fit_seconds_``,
-    ``weights_`` (MLP coefs + intercepts, for warm starts), ``validation_loss_``, ``classifier_``
+    ``weights_`` (MLP coefs + intercepts, for warm starts), ``validation_loss_``, ``n_epochs_`` (epochs
+    trained, < ``max_iter`` when ``n_iter_no_change`` stopped it), ``classifier_``
     (the fitted scikit-learn estimator; None with ``engine="numpy"``).
     """
 
     def __init__(self, hidden_layer_sizes=(64,), max_iter=30, learning_rate_init=1e-2, batch_size=128, alpha=1e-4,
                  validation_fraction=0.1, percentile=89.0, rule="pooled", label_encoding="onehot", normalize=True,
-                 warm_start=False, classifier=None, engine="numpy", dtype="float32", n_threads=1, random_state=None):
+                 warm_start=False, classifier=None, engine="numpy", dtype="float32", n_threads=1, random_state=None,
+                 n_iter_no_change=None):
         self.hidden_layer_sizes = hidden_layer_sizes
+        self.n_iter_no_change = n_iter_no_change
         self.engine = engine
         self.dtype = dtype
         self.n_threads = n_threads
@@ -196,6 +202,8 @@ class NREst(Configurable):
         if not sizes or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in sizes):
             raise ParameterError(f"hidden_layer_sizes must be a non-empty tuple of positive ints, got {self.hidden_layer_sizes!r}")
         check_int(self.max_iter, "max_iter", low=1)
+        if self.n_iter_no_change is not None:
+            check_int(self.n_iter_no_change, "n_iter_no_change", low=1)
         check_scalar(self.learning_rate_init, "learning_rate_init", low=0.0, low_inclusive=False)
         check_int(self.batch_size, "batch_size", low=1)
         check_scalar(self.alpha, "alpha", low=0.0)
@@ -334,7 +342,7 @@ class NREst(Configurable):
                            [np.array(b, dtype=dtype) for b in init_weights[nl:]], **kw)
         f_col = f.astype(dtype)[:, None]
         U_val, f_val = U[val], f[val]
-        best, best_w = np.inf, None
+        best, best_w, best_epoch = np.inf, None, 0
         reseeded = False  # U_ep holds the rows in the order of every epoch that starts from a fresh generator
         for epoch in range(int(self.max_iter)):
             if not seeded or (epoch == 0 and init_weights is None):  # rs continues after the initial draw
@@ -349,8 +357,11 @@ class NREst(Configurable):
                 continue
             loss = self._validation_loss(net.predict(U_val), f_val)
             if loss < best:
-                best = loss
+                best, best_epoch = loss, epoch
                 best_w = net.weights()
+            elif self.n_iter_no_change is not None and epoch - best_epoch >= int(self.n_iter_no_change):
+                break
+        self.n_epochs_ = epoch + 1
         if best_w is not None:
             for w, saved in zip(net.coefs + net.intercepts, best_w):
                 w[...] = saved
@@ -363,15 +374,18 @@ class NREst(Configurable):
         """Epochs of ``partial_fit`` on 90 % of the rows; keep the weights of the epoch with the lowest
         cross-entropy on the held-out 10 % (the authors' checkpointing, baselines.md 6.4 step 3)."""
         tr, val = self._split(U.shape[0], f)
-        best, best_w = np.inf, None
-        for _ in range(int(self.max_iter)):
+        best, best_w, best_epoch = np.inf, None, 0
+        for epoch in range(int(self.max_iter)):
             clf.partial_fit(U[tr], f[tr], classes=np.array([0, 1]))
             if val.size == 0:
                 continue
             loss = self._validation_loss(clf.predict_proba(U[val])[:, 1], f[val])
             if loss < best:
-                best = loss
+                best, best_epoch = loss, epoch
                 best_w = ([c.copy() for c in clf.coefs_], [b.copy() for b in clf.intercepts_])
+            elif self.n_iter_no_change is not None and epoch - best_epoch >= int(self.n_iter_no_change):
+                break
+        self.n_epochs_ = epoch + 1
         if best_w is not None:
             clf.coefs_, clf.intercepts_ = best_w
         self.validation_loss_ = float(best)
