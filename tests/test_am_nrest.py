@@ -87,5 +87,11 @@ def test_cli_csv_and_npz(tmp_path):
     np.savez(npz, X=X, played=played, feedback=fb)
     res = runner.invoke(estimate_noise, [str(npz), "--epochs", "5"])
     assert res.exit_code == 0 and "rho0_hat" in res.output
+    res = runner.invoke(estimate_noise, [str(npz), "--json", "--hidden", "32", "--epochs", "200", "--patience", "3"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["epochs"] < 200 and abs(out["rho0_hat"] - 0.2) < 0.1  # stopped early, still a sensible estimate
+    res = runner.invoke(estimate_noise, [str(npz), "--patience", "0"])
+    assert res.exit_code != 0 and "n_iter_no_change" in res.output
     res = runner.invoke(estimate_noise, [str(tmp_path / "missing.csv")])
     assert res.exit_code != 0 and "does not exist" in res.output
