@@ -11,9 +11,10 @@ Usage::
 
     python benchmarks/bench_am_kernel_ab.py ba8458b HEAD                 # digits, Banditron, 10^7 rounds
     python benchmarks/bench_am_kernel_ab.py HEAD~1 HEAD --data usps --rounds 3000000 --algo soba
+    python benchmarks/bench_am_kernel_ab.py HEAD . --data mnist --rounds 1000000 --algo soba   # uncommitted work
 
-The stream-loop signature must match across the revisions compared (it does from ba8458b on, with
-SOBA's two-array state).  Revisions with the inline PCG64 path get the generators' state arrays,
+The stream-loop signature is the same from ba8458b on, except that SOBA's theta array was dropped
+after c15eaeb; the script passes whichever the revision takes.  Revisions with the inline PCG64 path get the generators' state arrays,
 older ones numpy Generators (the draws are the same).  Same seeds for every revision: the mistake
 counts printed first agree unless a revision changes the arithmetic of the scores (argmax ties).
 """
@@ -39,9 +40,12 @@ ALGOS = {"banditron": 1, "soba": 3}
 
 def load_revision(rev: str, workdir: Path):
     """The _kernels module of ``rev`` as a fresh module (its own numba cache directory)."""
-    src = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{KERNELS}"], check=True, capture_output=True,
-                         text=True).stdout
-    name = "am_kernels_" + "".join(c if c.isalnum() else "_" for c in rev)
+    if rev == ".":  # the working tree's file, uncommitted changes included
+        src = (REPO / KERNELS).read_text()
+    else:
+        src = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{KERNELS}"], check=True, capture_output=True,
+                             text=True).stdout
+    name = "am_kernels_" + ("worktree" if rev == "." else "".join(c if c.isalnum() else "_" for c in rev))
     path = workdir / f"{name}.py"
     path.write_text(src)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -74,15 +78,17 @@ def run(mod, X, y, T: int, algo: int):
     K, d = int(y.max()) + 1, X.shape[1]
     Wt = np.zeros((K, d), dtype=X.dtype, order="F").T
     dummy = np.zeros((1, 1), dtype=X.dtype)
-    Tht, At = ((np.zeros((K, d), dtype=X.dtype, order="F").T, np.ones((K, d), dtype=X.dtype, order="F").T)
-               if algo == ALGOS["soba"] else (dummy, dummy))
+    At = np.ones((K, d), dtype=X.dtype, order="F").T if algo == ALGOS["soba"] else dummy
+    # revisions before SOBA dropped theta from its state (c15eaeb and older) take a theta array before a
+    state = (np.zeros((K, d), dtype=X.dtype, order="F").T if algo == ALGOS["soba"] else dummy, At) \
+        if "Tht" in mod.stream_csr.py_func.__code__.co_varnames else (At,)
     env, lrn = np.random.default_rng(1), np.random.default_rng(0)
     if hasattr(mod, "uniform"):  # the revision steps PCG64 inline
         env, lrn = pcg64_state(env), pcg64_state(lrn)
     out_p, out_g, counters = np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(4, np.int64)
     nolog = np.zeros(0, np.int64)
     t0 = time.perf_counter()
-    mod.stream_csr(algo, Wt, Tht, At, np.zeros(1), X.indptr, X.indices, X.data, y, T, 0, np.arange(X.shape[0]),
+    mod.stream_csr(algo, Wt, *state, np.zeros(1), X.indptr, X.indices, X.data, y, T, 0, np.arange(X.shape[0]),
                    np.zeros(1, np.int64), env, lrn, 0.05, 0.0, 1.0, 0.0, 0.0, np.array([T]), out_p, out_g, counters,
                    nolog, nolog, nolog)
     return T / (time.perf_counter() - t0), int(out_p[0])
@@ -90,7 +96,7 @@ def run(mod, X, y, T: int, algo: int):
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("revs", nargs="+", help="git revisions to compare (the first is the baseline)")
+    ap.add_argument("revs", nargs="+", help="git revisions to compare (the first is the baseline); '.' is the working tree")
     ap.add_argument("--data", default="digits", help="digits, usps, mnist or synsep (default digits)")
     ap.add_argument("--rounds", type=int, default=10_000_000)
     ap.add_argument("--repeats", type=int, default=5)

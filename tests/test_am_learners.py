@@ -85,17 +85,49 @@ def test_soba_hand_worked():
     np.testing.assert_array_equal(s.W_, W)
 
 
-def test_soba_weights_stay_theta_over_a_and_bad_a_is_rejected():
-    """W = theta / a to a few roundings through many updates (the kernel divides once per coordinate pair);
-    a too small or too large initial a is rejected (products of two entries must stay normal floats)."""
+def _soba_reference(K, gamma, a, rounds):
+    """baselines.md 4.2 written plainly, keeping theta as state (the learner keeps W and a, theta = W a)."""
+    d = rounds[0][0].shape[0]
+    W, th, A, S = np.zeros((K, d)), np.zeros((K, d)), np.full((K, d), a), 0.0
+    for x, played, f in rounds:
+        s = W @ x
+        yhat = int(np.argmax(s))
+        if f != 1:
+            continue
+        others = [k for k in range(K) if k != played]
+        ybar = others[int(np.argmax(s[others]))]
+        p = gamma / K + (1 - gamma) * (played == yhat)
+        delta = s[ybar] - s[played]
+        q = np.sum(x**2 * (1 / A[ybar] + 1 / A[played])) / p
+        m = (delta**2 + 2 * delta) / p / (1 + q)
+        if S + m < 0:
+            continue
+        for k, sign in ((ybar, -1.0), (played, 1.0)):
+            A[k] += x**2 / p
+            th[k] += sign * x / p
+            W[k] = th[k] / A[k]
+        S += m
+    return W, A, th, S
+
+
+def test_soba_matches_a_reference_that_keeps_theta_and_bad_a_is_rejected():
+    """300 rounds of SOBA (state W and a, theta rebuilt as W a) against the rule written with theta as state:
+    the same decisions, W, a and theta to ~1e-12; a too small or too large initial a is rejected."""
     rng = np.random.default_rng(0)
     s = SOBA(n_classes=4, gamma=0.2, a=0.5, seed=1)
+    rounds = []
     for _ in range(300):
         x = rng.standard_normal(6)
         p = s.act(x)
-        s.learn(x, p, int(rng.random() < 0.6))
-    assert s.a_.max() > 10  # many updates happened
-    np.testing.assert_allclose(s.W_, s.theta_ / s.a_, rtol=1e-13, atol=1e-300)
+        f = int(rng.random() < 0.6)
+        s.learn(x, p, f)
+        rounds.append((x, p, f))
+    W, A, th, S = _soba_reference(4, 0.2, 0.5, rounds)
+    assert A.max() > 10  # many updates happened
+    np.testing.assert_allclose(s.a_, A, rtol=1e-12)
+    np.testing.assert_allclose(s.W_, W, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(s.theta_, th, rtol=1e-10, atol=1e-12)
+    assert s.budget_[0] == pytest.approx(S, rel=1e-10)
     for bad in (0.0, 1e-200, 1e200, -1.0):
         with pytest.raises(ParameterError, match="a must be"):
             SOBA(n_classes=3, a=bad).act([1.0, 2.0])

@@ -46,9 +46,9 @@ class LinearMulticlassMixin:
 
     # -- kernel interface ------------------------------------------------------------------
     def _kernel_state(self) -> tuple:
-        """(algo, Wt, Tht, At, budget, gamma, rho0_assumed, beta_assumed) for the compiled loops."""
+        """(algo, Wt, At, budget, gamma, rho0_assumed, beta_assumed) for the compiled loops."""
         dummy = _DUMMY[self.W_.dtype]
-        return (self._algo, self.W_.T, dummy, dummy, np.zeros(1), 0.0, 0.0, 1.0)
+        return (self._algo, self.W_.T, dummy, np.zeros(1), 0.0, 0.0, 1.0)
 
     def _rows(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         x = np.ascontiguousarray(x, dtype=self.W_.dtype)
@@ -134,7 +134,7 @@ class ExploringBanditLearner(LinearMulticlassMixin, BanditLearner):
     def _kernel_state(self) -> tuple:
         dummy = _DUMMY[self.W_.dtype]
         r0, beta = self._rates_assumed()
-        return (self._algo, self.W_.T, dummy, dummy, np.zeros(1), self.gamma_, r0, beta)
+        return (self._algo, self.W_.T, dummy, np.zeros(1), self.gamma_, r0, beta)
 
     # -- the protocol ------------------------------------------------------------------------
     def act(self, x) -> int:
@@ -160,8 +160,8 @@ class ExploringBanditLearner(LinearMulticlassMixin, BanditLearner):
         x = self._check_round(x, played, feedback)
         self._ensure_initialized(x.shape[0])
         idx, val, nnz, s, yhat = self._greedy(x)
-        algo, Wt, Tht, At, budget, gamma, r0, beta = self._kernel_state()
-        ok = kern.update(algo, Wt, Tht, At, budget, idx, val, 0, nnz, s, -1, yhat, int(played), int(feedback),
+        algo, Wt, At, budget, gamma, r0, beta = self._kernel_state()
+        ok = kern.update(algo, Wt, At, budget, idx, val, 0, nnz, s, -1, yhat, int(played), int(feedback),
                          gamma, r0, beta)
         if not ok:
             raise NumericalError(f"{type(self).__name__}: the update coefficient is not finite; state unchanged")

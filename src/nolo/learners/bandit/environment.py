@@ -228,7 +228,7 @@ class ClassificationBandit:
                 log_f = np.empty(n, dtype=np.int64)
             else:
                 log_i = log_p = log_f = _NO_LOG
-            algo, Wt, Tht, At, budget, gamma, r0a, beta_a = learner._kernel_state()
+            algo, Wt, At, budget, gamma, r0a, beta_a = learner._kernel_state()
             rngs = [self.rng, learner.rng_]
             states = [pcg64_state(g) for g in rngs]  # PCG64 generators are stepped inline (same draws)
             if rngs[1] is rngs[0]:  # one generator shared by the environment and the learner: one state
@@ -237,10 +237,10 @@ class ClassificationBandit:
                       gamma, r0a, beta_a, self.rho0, self.rho1, cps, out_p, out_g, counters, log_i, log_p, log_f)
             try:
                 if sp.issparse(X):
-                    status, k = kern.stream_csr(algo, Wt, Tht, At, budget, X.indptr, X.indices, X.data, self.y,
+                    status, k = kern.stream_csr(algo, Wt, At, budget, X.indptr, X.indices, X.data, self.y,
                                                 *common)
                 else:
-                    status, k = kern.stream_dense(algo, Wt, Tht, At, budget, X, self.y, *common)
+                    status, k = kern.stream_dense(algo, Wt, At, budget, X, self.y, *common)
             finally:
                 for g, st in zip(rngs[:1] if rngs[1] is rngs[0] else rngs, states):
                     if st is not None:
