@@ -15,8 +15,8 @@ class SOBA(ExploringBanditLearner):
     """Diagonal SOBA (Beygelzimer, Orabona & Zhang 2017, Algorithm 1 with a diagonal A), per baselines.md 4.2.
 
     AM cite it as their [4], which is a different paper (baselines.md section 4,
-    "citation error in AM").  State: theta (K x d, starts 0), the diagonal a of A
-    (K x d, starts ``a``), a margin budget S (starts 0); W = theta / a.  Learns only
+    "citation error in AM").  The rule's quantities: theta (K x d, starts 0), the diagonal a
+    of A (K x d, starts ``a``), a margin budget S (starts 0); W = theta / a.  Learns only
     from confirmed rounds (f = 1, the flipped bit under noise): with ybar the best
     competitor of y~, p = P(y~), Delta = s_ybar - s_y~,
     q = (1/p) sum_j x_j^2 (1/a_{ybar,j} + 1/a_{y~,j}) and m = ((Delta^2 + 2 Delta)/p)/(1 + q),
