@@ -154,7 +154,6 @@ def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
         acc1 = cgutils.alloca_once_value(builder, ir.Constant(vty, None))
         row_stride = cgutils.unpack_tuple(builder, W.strides, 2)[0]
         base = builder.add(builder.ptrtoint(W.data, intp), builder.mul(kb_, context.get_constant(types.intp, align)))
-        splat = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
 
         def term(t):
             j = builder.load(builder.gep(ix.data, [t]))
@@ -163,9 +162,7 @@ def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
             v = builder.load(builder.gep(vl.data, [t]))
             w = builder.load(builder.inttoptr(builder.add(base, builder.mul(j, row_stride)), vty.as_pointer()),
                              align=align)
-            vv = builder.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(ir.IntType(32), 0))
-            vv = builder.shuffle_vector(vv, ir.Constant(vty, ir.Undefined), splat)
-            return w, vv
+            return w, _splat(builder, vty, v)
 
         fma = _fma_function(builder, vty)
 
@@ -276,34 +273,36 @@ def scores_padded(Wp, idx, val, lo, hi, s):
         _accumulate_block(Wp, idx, val, lo, hi, kb, s)
 
 
-def _lane_mask(builder, n):
-    """<LANES x i1>: lane < n."""
-    iota = ir.Constant(ir.VectorType(n.type, LANES), list(range(LANES)))
-    splat = builder.shuffle_vector(builder.insert_element(ir.Constant(iota.type, ir.Undefined), n,
-                                                          ir.Constant(ir.IntType(32), 0)),
-                                   ir.Constant(iota.type, ir.Undefined),
-                                   ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
-    return builder.icmp_signed("<", iota, splat)
-
-
 def _splat(builder, vty, x):
+    """The LANES-vector of type ``vty`` with every lane ``x``."""
     v = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
     return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
                                   ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+
+
+def _lane_mask(builder, n):
+    """<LANES x i1>: lane < n."""
+    iota = ir.Constant(ir.VectorType(n.type, LANES), list(range(LANES)))
+    return builder.icmp_signed("<", iota, _splat(builder, iota.type, n))
+
+
+def _score_block(context, builder, sig, args):
+    """(sp[kb:kb+LANES] as one vector, its type, n) for the block intrinsics called as (sp, kb, n, ...)."""
+    a = context.make_array(sig.args[0])(context, builder, args[0])
+    kb_, n_ = (context.cast(builder, args[k], sig.args[k], types.intp) for k in (1, 2))
+    elt = context.get_value_type(sig.args[0].dtype)
+    vty = ir.VectorType(elt, LANES)
+    v = builder.load(builder.bitcast(builder.gep(a.data, [kb_]), vty.as_pointer()), align=context.get_abi_sizeof(elt))
+    return v, vty, n_
 
 
 @intrinsic
 def _block_max(typingctx, sp, kb, n):
     """max(sp[kb:kb+n]) over the values that are not NaN (-inf when none), n <= LANES; one vector reduction."""
     def codegen(context, builder, sig, args):
-        a = context.make_array(sig.args[0])(context, builder, args[0])
-        kb_, n_ = (context.cast(builder, args[k], sig.args[k], types.intp) for k in (1, 2))
-        elt = context.get_value_type(sig.args[0].dtype)
-        vty = ir.VectorType(elt, LANES)
-        v = builder.load(builder.bitcast(builder.gep(a.data, [kb_]), vty.as_pointer()),
-                         align=context.get_abi_sizeof(elt))
+        v, vty, n_ = _score_block(context, builder, sig, args)
         keep = builder.and_(_lane_mask(builder, n_), builder.fcmp_ordered("ord", v, v))  # NaN lanes drop out
-        v = builder.select(keep, v, _splat(builder, vty, ir.Constant(elt, float("-inf"))))
+        v = builder.select(keep, v, _splat(builder, vty, ir.Constant(vty.element, float("-inf"))))
         width = LANES
         while width > 1:  # halving tree of (a > b ? a : b) -- vmaxpd, exact without NaNs
             width //= 2
@@ -319,12 +318,7 @@ def _block_max(typingctx, sp, kb, n):
 def _block_first_equal(typingctx, sp, kb, n, m):
     """The first lane i < n with sp[kb + i] == m, or LANES when there is none; one vector comparison."""
     def codegen(context, builder, sig, args):
-        a = context.make_array(sig.args[0])(context, builder, args[0])
-        kb_, n_ = (context.cast(builder, args[k], sig.args[k], types.intp) for k in (1, 2))
-        elt = context.get_value_type(sig.args[0].dtype)
-        vty = ir.VectorType(elt, LANES)
-        v = builder.load(builder.bitcast(builder.gep(a.data, [kb_]), vty.as_pointer()),
-                         align=context.get_abi_sizeof(elt))
+        v, vty, n_ = _score_block(context, builder, sig, args)
         m_ = context.cast(builder, args[3], sig.args[3], sig.args[0].dtype)
         hit = builder.and_(builder.fcmp_ordered("==", v, _splat(builder, vty, m_)), _lane_mask(builder, n_))
         bits = builder.zext(builder.bitcast(hit, ir.IntType(LANES)), ir.IntType(64))
