@@ -20,11 +20,13 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from nolo._registry import Registry
 from nolo.exceptions import ParameterError, PersistenceError
 
 __all__ = ["Configurable", "encode_value", "decode_value", "registered_class"]
 
-_REGISTRY: dict[str, type] = {}
+#: "module.QualName" -> Configurable subclass, filled by ``Configurable.__init_subclass__``
+CLASSES = Registry("configurable class", error=PersistenceError)
 
 
 def _class_path(cls: type) -> str:
@@ -37,8 +39,7 @@ def registered_class(path: str) -> type:
     Classes of nolo's own modules are imported on demand (only modules under
     ``nolo.``); any other class must have been imported by the caller.
     """
-    cls = _REGISTRY.get(path)
-    if cls is None and path.startswith("nolo."):
+    if path not in CLASSES and isinstance(path, str) and path.startswith("nolo."):
         module = path.rsplit(".", 1)[0]
         while module.startswith("nolo"):
             try:
@@ -46,12 +47,11 @@ def registered_class(path: str) -> type:
                 break
             except ImportError:
                 module = module.rsplit(".", 1)[0]
-        cls = _REGISTRY.get(path)
-    if cls is None:
+    if path not in CLASSES:
         raise PersistenceError(
             f"unknown class {path!r}: not a nolo Configurable (import the module that defines it first)"
         )
-    return cls
+    return CLASSES.get(path)
 
 
 def encode_value(value: Any) -> Any:
@@ -103,19 +103,45 @@ class Configurable(BaseEstimator):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        _REGISTRY[_class_path(cls)] = cls
+        CLASSES.register(_class_path(cls), cls, replace=True)
 
     def _validate_params(self) -> None:
-        """Check every constructor parameter; raise ParameterError naming the bad one (default: nothing)."""
+        """Check every constructor parameter; raise ParameterError naming the bad one (default: nothing).
+
+        This is nolo's one validation hook: every Configurable runs it on first
+        use (a learner's first ``learn``, a kernel's first evaluation, a noise
+        model's ``sampler``, a step rule's ``schedule``...) and :meth:`set_params`
+        runs it after every change.  Hooks that can also check a dimension take
+        it as an optional argument (``_validate_params(d=None)``); ``set_params``
+        calls them without one.
+        """
 
     def set_params(self, **params):
-        """Set parameters; if ``_validate_params`` rejects the new values, the old ones are restored."""
-        old = {k: getattr(self, k) for k in params if hasattr(self, k)}
-        super().set_params(**params)
+        """Set parameters, then run ``_validate_params``; if it (or the setting) fails, nothing changes.
+
+        The rollback restores every attribute of the object (parameters and any
+        cache or state) and, for nested ``component__param`` keys, the nested
+        objects' parameters.
+        """
+        if not params:
+            return self
+        snapshot = dict(vars(self))
         try:
+            deep = self.get_params(deep=True)
+        except Exception:  # pragma: no cover - get_params of a broken object
+            deep = {}
+        nested_old = {k: deep[k] for k in params if "__" in k and k in deep}
+        try:
+            super().set_params(**params)
             self._validate_params()
         except Exception:
-            super().set_params(**old)
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            if nested_old:
+                try:
+                    BaseEstimator.set_params(self, **nested_old)
+                except Exception:  # pragma: no cover - restoring values that were valid before
+                    pass
             raise
         return self
 

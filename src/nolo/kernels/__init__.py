@@ -16,6 +16,7 @@ training on noisy points) live in :mod:`nolo.kernels.surrogate`
 (:class:`RadialKernelApproximation`, appendix E) and are re-exported here.
 """
 
+from nolo._registry import Registry
 from nolo.kernels.base import Kernel, NoisyFeatureKernel
 from nolo.kernels.dot_product import DotProductKernel, ExponentialKernel, LinearKernel, PolynomialKernel
 from nolo.kernels.estimates import FeatureEstimate
@@ -36,26 +37,22 @@ __all__ = [
     "GradLength",
     "grad_length_estimate",
     "get_kernel",
+    "KERNELS",
     "SurrogateKernelPair",
     "GaussianSurrogateKernel",
     "RadialKernelApproximation",
 ]
 
-_BY_NAME = {
-    "linear": LinearKernel,
-    "polynomial": PolynomialKernel,
-    "poly": PolynomialKernel,
-    "exponential": ExponentialKernel,
-    "gaussian": GaussianKernel,
-    "rbf": GaussianKernel,
-}
+#: name -> kernel class (:func:`get_kernel`)
+KERNELS = Registry("kernel")
+for _name, _cls in (("linear", LinearKernel), ("polynomial", PolynomialKernel), ("poly", PolynomialKernel),
+                    ("exponential", ExponentialKernel), ("gaussian", GaussianKernel), ("rbf", GaussianKernel)):
+    KERNELS.register(_name, _cls)
+del _name, _cls
 
 
 def get_kernel(name, **params) -> Kernel:
     """A kernel by name (``linear``, ``polynomial``/``poly``, ``exponential``, ``gaussian``/``rbf``) or as given."""
-    from nolo._validation import check_choice
-
     if isinstance(name, Kernel):
         return name
-    check_choice(name, "kernel", tuple(_BY_NAME))
-    return _BY_NAME[name](**params).validate()
+    return KERNELS.get(name)(**params).validate()

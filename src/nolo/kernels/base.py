@@ -32,16 +32,16 @@ __all__ = ["Kernel", "NoisyFeatureKernel"]
 class Kernel(Configurable):
     """A kernel ``k(x, x') = <Psi(x), Psi(x')>`` on ``R^d``.
 
-    Subclasses implement ``_validate()`` (raise :class:`ParameterError` naming
+    Subclasses implement ``_validate_params()`` (raise :class:`ParameterError` naming
     the bad parameter) and ``_gram(X, Y)`` on validated 2-d arrays.
     """
 
-    def _validate(self) -> None:  # pragma: no cover - overridden
+    def _validate_params(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
     def validate(self) -> "Kernel":
         """Check every parameter; return self."""
-        self._validate()
+        self._validate_params()
         return self
 
     def _gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:  # pragma: no cover - overridden
@@ -49,7 +49,7 @@ class Kernel(Configurable):
 
     def __call__(self, X: Any, Y: Any = None) -> np.ndarray:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y`` defaults to ``X``); 1-d inputs are single points."""
-        self._validate()
+        self._validate_params()
         Xa = check_array(X, "X", ndim=(1, 2))
         Ya = Xa if Y is None else check_array(Y, "Y", ndim=(1, 2))
         X2 = Xa[None, :] if Xa.ndim == 1 else Xa
@@ -105,7 +105,7 @@ class NoisyFeatureKernel(Kernel):
         key = self._param_key()
         cache = self.__dict__.get("_log_beta_cache")
         if cache is None or cache[0] != key:
-            self._validate()
+            self._validate_params()
             cache = (key, {})
             self.__dict__["_log_beta_cache"] = cache
         table = cache[1]

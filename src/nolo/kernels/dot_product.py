@@ -51,7 +51,7 @@ class DotProductKernel(NoisyFeatureKernel):
             raise ParameterError("beta must have at least one positive coefficient, got all zeros")
         return b
 
-    def _validate(self) -> None:
+    def _validate_params(self) -> None:
         self._beta_array()
 
     @property
@@ -100,7 +100,7 @@ class LinearKernel(DotProductKernel):
     def _beta_array(self) -> np.ndarray:
         return np.array([0.0, 1.0])
 
-    def _validate(self) -> None:
+    def _validate_params(self) -> None:
         return None
 
     def Q(self, z):
@@ -117,17 +117,17 @@ class PolynomialKernel(DotProductKernel):
         self.degree = degree
         self.c = c
 
-    def _validate(self) -> None:
+    def _validate_params(self) -> None:
         check_int(self.degree, "degree", low=1)
         check_scalar(self.c, "c", low=0.0)
 
     def _beta_array(self) -> np.ndarray:
-        self._validate()
+        self._validate_params()
         D, c = int(self.degree), float(self.c)
         return np.array([math.comb(D, n) * c ** (D - n) for n in range(D + 1)], dtype=np.float64)
 
     def _log_beta(self, n: int) -> tuple[float, float]:
-        self._validate()
+        self._validate_params()
         D, c = int(self.degree), float(self.c)
         if n > D or (c == 0 and n != D):
             return 0.0, -math.inf
@@ -135,7 +135,7 @@ class PolynomialKernel(DotProductKernel):
         return 1.0, math.log(math.comb(D, n)) + lc
 
     def Q(self, z):
-        self._validate()
+        self._validate_params()
         return (float(self.c) + np.asarray(z, dtype=np.float64)) ** int(self.degree)
 
 
@@ -145,17 +145,17 @@ class ExponentialKernel(DotProductKernel):
     def __init__(self, kappa: float = 1.0):
         self.kappa = kappa
 
-    def _validate(self) -> None:
+    def _validate_params(self) -> None:
         check_scalar(self.kappa, "kappa", low=0.0, low_inclusive=False)
 
     max_degree = None  # type: ignore[assignment]
 
     def _log_beta(self, n: int) -> tuple[float, float]:
-        self._validate()
+        self._validate_params()
         return 1.0, n * math.log(float(self.kappa)) - math.lgamma(n + 1)
 
     def Q(self, z):
-        self._validate()
+        self._validate_params()
         with np.errstate(over="ignore"):
             return np.exp(float(self.kappa) * np.asarray(z, dtype=np.float64))
 

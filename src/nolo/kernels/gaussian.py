@@ -48,7 +48,7 @@ class GaussianKernel(NoisyFeatureKernel):
         self.sigma2 = sigma2
         self.p_norm = p_norm
 
-    def _validate(self) -> None:
+    def _validate_params(self) -> None:
         check_scalar(self.sigma2, "sigma2", low=0.0, low_inclusive=False)
         if self.p_norm is not None:
             check_scalar(self.p_norm, "p_norm", low=1.0, low_inclusive=False)
@@ -57,14 +57,14 @@ class GaussianKernel(NoisyFeatureKernel):
         return float(p if self.p_norm is None else self.p_norm)
 
     def _log_beta(self, n: int) -> tuple[float, float]:
-        self._validate()
+        self._validate_params()
         return 1.0, n * math.log(2.0 / float(self.sigma2)) - math.lgamma(n + 1)
 
     def log_clean_factor(self, X: np.ndarray) -> np.ndarray:
         return -np.einsum("ij,ij->i", X, X) / float(self.sigma2)
 
     def _gram(self, X, Y):
-        self._validate()
+        self._validate_params()
         sq = np.einsum("ij,ij->i", X, X)[:, None] + np.einsum("ij,ij->i", Y, Y)[None, :] - 2.0 * (X @ Y.T)
         return np.exp(-np.maximum(sq, 0.0) / float(self.sigma2))
 

@@ -25,7 +25,7 @@ with the local width (``1/|phi'|`` at an end, ``1/sqrt(-phi'')`` inside) and
 double outward until the integrand has dropped by ``exp(-50)``.  Accuracy is
 better than 1e-8 relative against adaptive ``scipy.integrate.quad`` over
 ``d`` from 1 to 1000, ``r^2`` from 0 to 1e7 and ``c`` up to 0.99 of its limit
-(tests/test_css11_radial.py), and the evaluation is vectorised over pairs.
+(tests/test_css11_kernels.py), and the evaluation is vectorised over pairs.
 """
 
 from __future__ import annotations
@@ -274,10 +274,12 @@ class RadialKernelApproximation(SurrogateKernelPair):
         self.c = c
         self.noise_variance = noise_variance
 
-    def validate(self, d: int) -> None:
-        d = check_int(d, "d", low=1)
+    def _validate_params(self, d: int | None = None) -> None:
         v = check_scalar(self.noise_variance, "noise_variance", low=0.0)
-        check_radial_c(self.c, d, v)
+        if d is None:
+            check_scalar(self.c, "c", low=0.0, low_inclusive=False)
+            return
+        check_radial_c(self.c, check_int(d, "d", low=1), v)
 
     def frame(self, X: np.ndarray) -> np.ndarray:
         return X

@@ -100,6 +100,14 @@ class SurrogateKernelPair(Configurable):
     #: dispatch code of the compiled loops (0: Gaussian, 1: radial)
     kind: int = -1
 
+    def _validate_params(self, d: int | None = None) -> None:  # pragma: no cover - overridden
+        """Check the parameters (and, given ``d``, their compatibility with dimension ``d``)."""
+        raise NotImplementedError
+
+    def validate(self, d: int | None = None) -> None:
+        """Run :meth:`_validate_params` (with the dimension ``d`` when given)."""
+        self._validate_params(d)
+
     def _pair_args(self, A, B):
         A = check_array(A, "A", ndim=2)
         B = check_array(B, "B", ndim=2)
@@ -182,7 +190,14 @@ class GaussianSurrogateKernel(SurrogateKernelPair):
         self._frame_cache = (key, data)
         return data
 
-    def validate(self, d: int) -> None:
+    def _validate_params(self, d: int | None = None) -> None:
+        if d is None:
+            # without a dimension: the dimension the covariance implies (1 for a scalar variance)
+            check_scalar(self.width, "width", low=0.0, low_inclusive=False)
+            arr = check_array(self.noise_cov, "noise_cov", ndim=(0, 1, 2))
+            d = 1 if arr.ndim == 0 else arr.shape[0]
+            if d == 0:
+                raise ParameterError("noise_cov must not be empty")
         self._frame_data(d)
 
     def frame(self, X: np.ndarray) -> np.ndarray:

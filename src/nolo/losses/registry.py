@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from nolo._registry import Registry
 from nolo.exceptions import ParameterError
 from nolo.losses.base import Loss
 from nolo.losses.exponential import Exponential
@@ -12,10 +13,11 @@ from nolo.losses.squared import Squared
 
 __all__ = ["LOSSES", "available_losses", "get_loss"]
 
-#: name -> loss class
-LOSSES: dict[str, type[Loss]] = {
-    cls.name: cls for cls in (Squared, Exponential, Logistic, SmoothedHinge, SmoothedAbsolute, Hinge, Absolute)
-}
+#: name -> loss class (a :class:`nolo._registry.Registry`)
+LOSSES = Registry("loss")
+for _cls in (Squared, Exponential, Logistic, SmoothedHinge, SmoothedAbsolute, Hinge, Absolute):
+    LOSSES.register(_cls.name, _cls)
+del _cls
 
 
 def available_losses() -> list[str]:
@@ -29,9 +31,8 @@ def get_loss(name: str | Loss, **params) -> Loss:
         if params:
             raise ParameterError("params cannot be given together with a Loss instance")
         return name
-    if not isinstance(name, str) or name not in LOSSES:
-        raise ParameterError(f"name must be one of {', '.join(map(repr, LOSSES))}, got {name!r}")
+    cls = LOSSES.get(name, "name")
     try:
-        return LOSSES[name](**params)
+        return cls(**params)
     except TypeError as exc:
         raise ParameterError(f"bad parameters for loss {name!r}: {exc}") from None

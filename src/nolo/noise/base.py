@@ -67,21 +67,21 @@ def _check_d(d: Any) -> int:
 class NoiseModel(Configurable):
     """A zero-mean noise law on ``R^d`` with a known, exact covariance.
 
-    Subclasses implement ``_validate(d)`` (raise ParameterError on a bad
+    Subclasses implement ``_validate_params(d)`` (raise ParameterError on a bad
     parameter; ``d=None`` checks what can be checked without a dimension),
     ``_make_sampler(d)`` (return a draw function with the validated parameters
     bound, see :meth:`sampler`) and ``_covariance(d, round, call)``.
     """
 
     # -- validation -------------------------------------------------------------
-    def _validate(self, d: int | None) -> None:  # pragma: no cover - overridden
+    def _validate_params(self, d: int | None = None) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
     def validate(self, d: int | None = None) -> "NoiseModel":
         """Check every parameter (and, given ``d``, its compatibility with dimension ``d``); return self."""
         if d is not None:
             d = _check_d(d)
-        self._validate(d)
+        self._validate_params(d)
         return self
 
     # -- sampling -----------------------------------------------------------------
@@ -97,7 +97,7 @@ class NoiseModel(Configurable):
         ``set_params`` does not affect an existing sampler).
         """
         d = _check_d(d)
-        self._validate(d)
+        self._validate_params(d)
         return self._make_sampler(d)
 
     def sample(self, rng, size: int, d: int, *, round: int = 0, call: int = 0) -> np.ndarray:
@@ -135,7 +135,7 @@ class NoiseModel(Configurable):
             round = check_int(round, "round", low=0)
         if call is not None:
             call = check_int(call, "call", low=0)
-        self._validate(d)
+        self._validate_params(d)
         return np.array(self._covariance(d, round, call), dtype=np.float64)
 
     def variance(self, d: int, *, round: int | None = None, call: int | None = None) -> np.ndarray:

@@ -64,9 +64,13 @@ class FlipChannel(Configurable):
         """Validated ``(rho0, rho1)``; rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1)."""
         return check_flip_rates(self.rho0, self.rho1)
 
-    def validate(self) -> "FlipChannel":
+    def _validate_params(self) -> None:
         """Check the rates (rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1), rho0 + rho1 < 1)."""
         self.rates()
+
+    def validate(self) -> "FlipChannel":
+        """Run :meth:`_validate_params`; return self."""
+        self._validate_params()
         return self
 
     @property

@@ -97,7 +97,7 @@ class GaussianNoise(NoiseModel):
             raise ParameterError(f"cov has shape {sym.shape} but the instances have d={d} coordinates")
         return sym, factor
 
-    def _validate(self, d):
+    def _validate_params(self, d=None):
         if self.cov is not None:
             if self.std is not None and not (np.ndim(self.std) == 0 and float(self.std) == 1.0):
                 raise ParameterError(
@@ -135,7 +135,7 @@ class UniformNoise(NoiseModel):
     def __init__(self, half_width=1.0):
         self.half_width = half_width
 
-    def _validate(self, d):
+    def _validate_params(self, d=None):
         per_coordinate(self.half_width, "half_width", d)
 
     def _make_sampler(self, d):
@@ -158,7 +158,7 @@ class LaplaceNoise(NoiseModel):
     def __init__(self, scale=1.0):
         self.scale = scale
 
-    def _validate(self, d):
+    def _validate_params(self, d=None):
         per_coordinate(self.scale, "scale", d)
 
     def _make_sampler(self, d):
@@ -197,7 +197,7 @@ class StudentTNoise(NoiseModel):
                 f"{exc} (the Student-t variance scale^2 df/(df-2) is finite only for df > 2)"
             ) from None
 
-    def _validate(self, d):
+    def _validate_params(self, d=None):
         self._df()
         per_coordinate(self.scale, "scale", d)
 
@@ -216,7 +216,7 @@ class ZeroNoise(NoiseModel):
     def __init__(self):
         pass
 
-    def _validate(self, d):
+    def _validate_params(self, d=None):
         return None
 
     def _make_sampler(self, d):

@@ -59,7 +59,7 @@ class _Schedule(NoiseModel):
         self.order = order
         self.seed = seed
 
-    def _check_params(self) -> list[NoiseModel]:
+    def _validate_params(self, d=None):
         models = self.models
         if not isinstance(models, (list, tuple)) or len(models) == 0:
             raise ParameterError(f"models must be a non-empty list of NoiseModel objects, got {models!r}")
@@ -68,11 +68,8 @@ class _Schedule(NoiseModel):
                 raise ParameterError(f"models[{i}] must be a NoiseModel, got {type(m).__name__}")
         check_choice(self.order, "order", ("cycle", "random"))
         check_int(self.seed, "seed", low=0)
-        return list(models)
-
-    def _validate(self, d):
-        for m in self._check_params():
-            m._validate(d)
+        for m in models:
+            m._validate_params(d)
 
     def _index(self, round: int, call: int) -> int:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -81,11 +78,11 @@ class _Schedule(NoiseModel):
         """The component law in force at round ``round``, query call ``call``."""
         round = check_int(round, "round", low=0)
         call = check_int(call, "call", low=0)
-        models = self._check_params()
-        return models[self._index(round, call)]
+        self._validate_params()
+        return self.models[self._index(round, call)]
 
     def _make_sampler(self, d):
-        draws = [m._make_sampler(d) for m in self.models]  # components validated by _validate(d)
+        draws = [m._make_sampler(d) for m in self.models]  # components validated by _validate_params(d)
         index = self._index
 
         def draw(rng, size, round, call):

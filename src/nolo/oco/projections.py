@@ -36,8 +36,13 @@ def _vector(w, name: str = "w") -> np.ndarray:
 class ConstraintSet(Configurable):
     """A closed convex set of linear predictors ``w in R^d``."""
 
-    def validate(self, n_features: int | None = None) -> None:
-        """Check the parameters (and, if given, compatibility with dimension ``n_features``)."""
+    def _validate_params(self, n_features: int | None = None) -> None:
+        """Check the parameters (and, if given, compatibility with dimension ``n_features``); also run by ``set_params``."""
+
+    def validate(self, n_features: int | None = None) -> "ConstraintSet":
+        """Run :meth:`_validate_params`; return self."""
+        self._validate_params(n_features)
+        return self
 
     def project(self, w) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -76,11 +81,11 @@ class L2Ball(ConstraintSet):
     def __init__(self, radius: float = 1.0):
         self.radius = radius
 
-    def validate(self, n_features=None) -> None:
+    def _validate_params(self, n_features=None) -> None:
         check_scalar(self.radius, "radius", low=0.0, low_inclusive=False)
 
     def project(self, w) -> np.ndarray:
-        self.validate()
+        self._validate_params()
         w = _vector(w)
         nrm = float(np.linalg.norm(w))
         if nrm <= self.radius:
@@ -88,20 +93,20 @@ class L2Ball(ConstraintSet):
         return w * (self.radius / nrm)
 
     def contains(self, w, atol: float = 1e-12) -> bool:
-        self.validate()
+        self._validate_params()
         return bool(np.linalg.norm(_vector(w)) <= self.radius + atol)
 
     def diameter(self, d: int) -> float:
-        self.validate()
+        self._validate_params()
         self._check_d(d)
         return 2.0 * float(self.radius)
 
     def support(self, g) -> float:
-        self.validate()
+        self._validate_params()
         return float(self.radius) * float(np.linalg.norm(_vector(g, "g")))
 
     def argmax_linear(self, g) -> np.ndarray:
-        self.validate()
+        self._validate_params()
         g = _vector(g, "g")
         nrm = float(np.linalg.norm(g))
         if nrm == 0.0:
@@ -137,7 +142,7 @@ class Box(ConstraintSet):
             low, high = np.broadcast_to(low, (d,)), np.broadcast_to(high, (d,))
         return low, high
 
-    def validate(self, n_features=None) -> None:
+    def _validate_params(self, n_features=None) -> None:
         self.bounds(n_features)
 
     def project(self, w) -> np.ndarray:
@@ -202,5 +207,5 @@ def check_constraint(constraint, name: str = "constraint", n_features: int | Non
         raise ParameterError(
             f"{name} must be a nolo.oco ConstraintSet (L2Ball, Box, Unconstrained) or None, got {constraint!r}"
         )
-    constraint.validate(n_features)
+    constraint._validate_params(n_features)
     return constraint

@@ -30,8 +30,13 @@ __all__ = ["StepRule", "ConstantStep", "InverseSqrtStep", "TheoryStep", "check_s
 class StepRule(Configurable):
     """A step-size schedule: ``rule(t) -> eta_t > 0`` for integer rounds ``t >= 1``."""
 
-    def validate(self) -> None:  # pragma: no cover - overridden
-        """Check the parameters; raise ParameterError naming the bad one."""
+    def _validate_params(self) -> None:  # pragma: no cover - overridden
+        """Check the parameters; raise ParameterError naming the bad one (also run by ``set_params``)."""
+
+    def validate(self) -> "StepRule":
+        """Run :meth:`_validate_params`; return self."""
+        self._validate_params()
+        return self
 
     def _eta(self, t: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -55,7 +60,7 @@ class ConstantStep(StepRule):
     def __init__(self, eta: float = 0.1):
         self.eta = eta
 
-    def validate(self) -> None:
+    def _validate_params(self) -> None:
         check_scalar(self.eta, "eta", low=0.0, low_inclusive=False)
 
     def _eta(self, t):
@@ -68,7 +73,7 @@ class InverseSqrtStep(StepRule):
     def __init__(self, eta0: float = 1.0):
         self.eta0 = eta0
 
-    def validate(self) -> None:
+    def _validate_params(self) -> None:
         check_scalar(self.eta0, "eta0", low=0.0, low_inclusive=False)
 
     def _eta(self, t):
@@ -96,7 +101,7 @@ class TheoryStep(StepRule):
         self.B = B
         self.T = T
 
-    def validate(self) -> None:
+    def _validate_params(self) -> None:
         check_scalar(self.R, "R", low=0.0, low_inclusive=False)
         check_scalar(self.B, "B", low=0.0, low_inclusive=False)
         check_int(self.T, "T", low=1)
