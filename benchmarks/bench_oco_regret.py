@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 
-from nolo.oco import InverseSqrtStep, L2Ball, ProjectedOGD, best_fixed_in_hindsight, regret_curve, solve_hindsight
+from nolo.learners import ProjectedOGD
+from nolo.oco import InverseSqrtStep, L2Ball, best_fixed_in_hindsight, regret_curve, solve_hindsight
 
 
 def _time(fn):

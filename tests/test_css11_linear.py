@@ -16,7 +16,8 @@ from nolo.learners.linear import (
     setting2_G,
 )
 from nolo.noise import GaussianNoise, Oracle
-from nolo.oco import L2Ball, ProjectedOGD
+from nolo.learners import ProjectedOGD
+from nolo.oco import L2Ball
 
 
 class FixedOracle:

@@ -6,7 +6,8 @@ import pytest
 from nolo import NumericalError, ParameterError
 from nolo.learners.base import Learner
 from nolo.losses import get_loss
-from nolo.oco import Box, ConstantStep, InverseSqrtStep, L2Ball, ProjectedOGD, Unconstrained, online_to_batch
+from nolo.learners import ProjectedOGD
+from nolo.oco import Box, ConstantStep, InverseSqrtStep, L2Ball, Unconstrained, online_to_batch
 
 S5 = np.sqrt(5.0)
 

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from nolo import ParameterError
+from nolo.learners import ProjectedOGD
 from nolo.oco import (
     Box,
     ConstantStep,
     InverseSqrtStep,
     L2Ball,
-    ProjectedOGD,
     TheoryStep,
     Unconstrained,
     best_fixed_in_hindsight,

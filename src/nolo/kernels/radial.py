@@ -199,6 +199,15 @@ def _log_surrogate_scalar(r2, d, c, v, gx, gw):
 
 
 @nb.njit(cache=True)
+def log_radial_surrogate_value(r2, d, c, v):
+    """``log k_hat`` of eq. (17) for one squared distance, compiled (``v = sigma^2``; ``v = 0`` gives eq. (16)).
+
+    The scalar evaluator behind :mod:`nolo.kernels.compiled`; no argument checks.
+    """
+    return _log_surrogate_scalar(r2, d, c, v, _GL_X, _GL_W)
+
+
+@nb.njit(cache=True)
 def _log_surrogate_many(r2, d, c, v, gx, gw, out):
     for i in range(r2.shape[0]):
         out[i] = _log_surrogate_scalar(r2[i], d, c, v, gx, gw)
@@ -268,8 +277,6 @@ class RadialKernelApproximation(SurrogateKernelPair):
         ``sigma^2 >= 0``, the per-coordinate variance of the input noise.
     """
 
-    kind = 1
-
     def __init__(self, c=2.0, noise_variance=0.0):
         self.c = c
         self.noise_variance = noise_variance
@@ -285,14 +292,18 @@ class RadialKernelApproximation(SurrogateKernelPair):
         return X
 
     def spec(self, d: int):
+        """:class:`nolo.kernels.compiled.KernelSpec` of the surrogate eq. (17) for the compiled loops."""
+        from nolo.kernels.compiled import RADIAL, KernelSpec
+
         self.validate(d)
-        p = np.array([float(d), float(self.c), float(self.noise_variance)])
-        return self.kind, np.ones(d), np.ones(d), p
+        return KernelSpec(RADIAL, np.ones(d), np.array([float(d), float(self.c), float(self.noise_variance)]))
 
     def original_spec(self, d: int):
-        """Compiled-loop spec of the original kernel eq. (16) (zero variance: closed form)."""
+        """:class:`nolo.kernels.compiled.KernelSpec` of the original kernel eq. (16) (zero variance: closed form)."""
+        from nolo.kernels.compiled import RADIAL, KernelSpec
+
         self.validate(d)
-        return self.kind, np.ones(d), np.ones(d), np.array([float(d), float(self.c), 0.0])
+        return KernelSpec(RADIAL, np.ones(d), np.array([float(d), float(self.c), 0.0]))
 
     def original_from_sq(self, r2, d):
         return approx_radial_kernel(r2, d, float(self.c))

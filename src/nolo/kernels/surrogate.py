@@ -21,8 +21,10 @@ rotation the paper describes: every point is mapped to the noise's eigenframe
 original kernel is rotation invariant, so predictions are unchanged.
 
 :class:`nolo.kernels.radial.RadialKernelApproximation` (appendix E) is the
-other pair.  Both expose ``spec(d)`` for the compiled loops: the weights of
-the squared distances entering ``k_hat`` and ``k`` and the scalar parameters.
+other pair.  Both expose ``spec(d)`` / ``original_spec(d)`` for compiled
+loops: a :class:`nolo.kernels.compiled.KernelSpec` (evaluator code, weights of
+the squared distances, scalar parameters) that :mod:`nolo.kernels.compiled`
+evaluates.
 """
 
 from __future__ import annotations
@@ -89,16 +91,14 @@ def check_noise_covariance(cov, d: int | None = None, name: str = "noise_cov", *
 class SurrogateKernelPair(Configurable):
     """An original kernel ``k`` and its noise surrogate ``k_hat`` with ``E k_hat(a, x + n) = k(a, x)``.
 
-    Subclasses give ``validate(d)``, ``frame(X)`` (the coordinates in which
+    Subclasses give ``_validate_params(d=None)``, ``frame(X)`` (the coordinates in which
     ``k_hat`` is evaluated: the noise eigenframe for a full covariance),
-    ``spec(d)`` for the compiled loops, and the four evaluations
+    ``spec(d)`` / ``original_spec(d)`` for the compiled loops
+    (:class:`nolo.kernels.compiled.KernelSpec`), and the four evaluations
     ``original``/``surrogate`` (all pairs of rows, inputs in the *user's*
     frame) and ``original_pairs``/``surrogate_pairs`` (row ``i`` with row
     ``i``).
     """
-
-    #: dispatch code of the compiled loops (0: Gaussian, 1: radial)
-    kind: int = -1
 
     def _validate_params(self, d: int | None = None) -> None:  # pragma: no cover - overridden
         """Check the parameters (and, given ``d``, their compatibility with dimension ``d``)."""
@@ -144,8 +144,6 @@ class GaussianSurrogateKernel(SurrogateKernelPair):
     of math-notes item 8 (erratum E11 corrects the proof's eq. (7)).
     ``R^2 = prod_i (...)^(1/2)`` is computed in log space and must fit in float64.
     """
-
-    kind = 0
 
     def __init__(self, width=1.0, noise_cov=0.0):
         self.width = width
@@ -221,14 +219,18 @@ class GaussianSurrogateKernel(SurrogateKernelPair):
     surrogate_norm_bound = r_squared
 
     def spec(self, d: int):
-        """Compiled-loop spec of the surrogate: (kind, weights of the squared differences, -, [log R^2])."""
-        _, _, inv_denom, log_r2, s2 = self._frame_data(d)
-        return self.kind, inv_denom.copy(), np.full(d, 1.0 / s2), np.array([log_r2])
+        """:class:`nolo.kernels.compiled.KernelSpec` of the surrogate (weights ``1/(s^2 - 2 sigma_i^2)``, ``[log R^2]``)."""
+        from nolo.kernels.compiled import GAUSSIAN, KernelSpec
+
+        _, _, inv_denom, log_r2, _ = self._frame_data(d)
+        return KernelSpec(GAUSSIAN, inv_denom.copy(), np.array([log_r2]))
 
     def original_spec(self, d: int):
-        """Compiled-loop spec of the original kernel (rotation invariant, any frame)."""
+        """:class:`nolo.kernels.compiled.KernelSpec` of the original kernel (rotation invariant, any frame)."""
+        from nolo.kernels.compiled import GAUSSIAN, KernelSpec
+
         _, _, _, _, s2 = self._frame_data(d)
-        return self.kind, np.full(d, 1.0 / s2), np.full(d, 1.0 / s2), np.array([0.0])
+        return KernelSpec(GAUSSIAN, np.full(d, 1.0 / s2), np.array([0.0]))
 
     # -- evaluations -------------------------------------------------------------------
     def original(self, A, B) -> np.ndarray:

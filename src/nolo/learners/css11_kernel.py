@@ -23,66 +23,46 @@ import numpy as np
 
 from nolo._validation import check_array, check_int, check_scalar
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
-from nolo.kernels.radial import _GL_W, _GL_X, _log_surrogate_scalar
+from nolo.kernels.compiled import kernel_value, weighted_sum, weighted_sums
 from nolo.kernels.surrogate import SurrogateKernelPair
 from nolo.learners.base import FullInformationLearner, NoisyInputLearner
+from nolo.oco.projected_step import ball_scale
 from nolo.oco.steps import ConstantStep, check_step
 
 __all__ = ["GaussianNoiseKernelRegression", "KernelOGDRegression"]
 
 
-# ---------------------------------------------------------------------------------------------
-# compiled kernel evaluations: kind 0 = R^2 exp(-sum_j omega_j diff_j^2) with params [log R^2];
-# kind 1 = radial surrogate eq. (17) at r^2 = sum_j omega_j diff_j^2 with params [d, c, sigma^2]
-# ---------------------------------------------------------------------------------------------
-@nb.njit(cache=True, inline="always")
-def _kval(kind, omega, params, a, b, gx, gw):
-    q = 0.0
-    for j in range(a.shape[0]):
-        diff = a[j] - b[j]
-        q += omega[j] * diff * diff
-    if kind == 0:
-        return math.exp(params[0] - q)
-    return math.exp(_log_surrogate_scalar(q, params[0], params[1], params[2], gx, gw))
-
-
-@nb.njit(cache=True)
-def _weighted_row(kind, omega, params, S, alpha, n, z, gx, gw):
-    s = 0.0
-    for i in range(n):
-        s += alpha[i] * _kval(kind, omega, params, S[i], z, gx, gw)
-    return s
-
-
 @nb.njit(cache=True)
 def _kernel_ogd_loop(
-    kind, omega, params, okind, oomega, oparams, C, a_store, a_grad, y, etas, W, S, alpha, n0, norm2, Xeval, pred, gx, gw
+    kind, omega, params, okind, oomega, oparams, C, a_store, a_grad, y, etas, W, S, alpha, n0, norm2, Xeval, pred
 ):
     """Play the rounds of ``C`` (shape (T, m, d), already in the kernel's frame).
 
     Stores ``C[i, a_store]`` as support point, uses ``C[i, a_grad]`` in the
     gradient length ``g = 2(sum alpha_j k_hat(S_j, z) - y)``; ``alpha_t = -eta g``;
-    rescales every ``alpha`` by ``W / sqrt(r_t)`` when ``r_t > W^2``.  Returns
+    rescales every ``alpha`` by ``W / sqrt(r_t)`` when ``r_t > W^2`` (the shared
+    projection rule :func:`nolo.oco.projected_step.ball_scale`, in the RKHS).
+    The kernels are evaluated through :mod:`nolo.kernels.compiled` from the
+    pair's :class:`~nolo.kernels.compiled.KernelSpec` s.  Returns
     ``(n, norm2, status)``; status < 0 flags a non-finite round ``-(status+1)``.
     If ``Xeval`` has rows, ``pred[i]`` is the played predictor's value at
     ``Xeval[i]`` under the *original* kernel.
     """
     T = C.shape[0]
     n = n0
-    W2 = W * W
     for i in range(T):
         if Xeval.shape[0] > 0:
-            pred[i] = _weighted_row(okind, oomega, oparams, S, alpha, n, Xeval[i], gx, gw)
+            pred[i] = weighted_sum(okind, oomega, oparams, S, alpha, n, Xeval[i])
         zs = C[i, a_store]
         zg = C[i, a_grad]
-        sg = _weighted_row(kind, omega, params, S, alpha, n, zg, gx, gw)
+        sg = weighted_sum(kind, omega, params, S, alpha, n, zg)
         g = 2.0 * (sg - y[i])
         at = -etas[i] * g
         if a_store == a_grad:
             cross = sg
         else:
-            cross = _weighted_row(kind, omega, params, S, alpha, n, zs, gx, gw)
-        kss = _kval(kind, omega, params, zs, zs, gx, gw)
+            cross = weighted_sum(kind, omega, params, S, alpha, n, zs)
+        kss = kernel_value(kind, omega, params, zs, zs)
         r = norm2 + 2.0 * at * cross + at * at * kss
         if not (math.isfinite(r) and math.isfinite(at)):
             return n, norm2, -(i + 1)
@@ -90,19 +70,12 @@ def _kernel_ogd_loop(
             S[n, j] = zs[j]
         alpha[n] = at
         n += 1
-        if r > W2:
-            scale = W / math.sqrt(r)
+        scale, r = ball_scale(r, W)
+        if scale != 1.0:
             for j in range(n):
                 alpha[j] *= scale
-            r = W2
         norm2 = r if r > 0.0 else 0.0
     return n, norm2, T
-
-
-@nb.njit(cache=True)
-def _predict_rows(okind, oomega, oparams, S, alpha, n, X, gx, gw, out):
-    for i in range(X.shape[0]):
-        out[i] = _weighted_row(okind, oomega, oparams, S, alpha, n, X[i], gx, gw)
 
 
 class _KernelOGDBase:
@@ -134,13 +107,11 @@ class _KernelOGDBase:
 
     def _play(self, spec, ospec, Z, a_store, a_grad, y, etas, W, Xeval):
         """Run the compiled loop on frame-coordinates ``Z`` (T, m, d); commit only if every round is finite."""
-        kind, omega, _, params = spec
-        okind, oomega, _, oparams = ospec
         S, alpha, n0 = self._grow(Z.shape[0])
         pred = np.zeros(Xeval.shape[0])
         n, norm2, status = _kernel_ogd_loop(
-            kind, omega, params, okind, oomega, oparams, Z, a_store, a_grad, y, etas, W, S, alpha, n0,
-            float(self.norm2_), Xeval, pred, _GL_X, _GL_W,
+            spec.kind, spec.weights, spec.params, ospec.kind, ospec.weights, ospec.params, Z, a_store, a_grad,
+            y, etas, W, S, alpha, n0, float(self.norm2_), Xeval, pred,
         )
         if status < 0:
             raise NumericalError(
@@ -156,10 +127,9 @@ class _KernelOGDBase:
         return int(self.alpha_.shape[0]) if self.is_initialized else 0
 
     def _predict_frame(self, Xf: np.ndarray, ospec) -> np.ndarray:
-        okind, oomega, _, oparams = ospec
         out = np.empty(Xf.shape[0])
-        _predict_rows(okind, oomega, oparams, self.support_, self.alpha_, self.alpha_.shape[0],
-                      np.ascontiguousarray(Xf), _GL_X, _GL_W, out)
+        weighted_sums(ospec.kind, ospec.weights, ospec.params, self.support_, self.alpha_, self.alpha_.shape[0],
+                      np.ascontiguousarray(Xf), out)
         return out
 
 
@@ -295,9 +265,9 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
     def surrogate_norm2(self) -> float:
         """``||w_hat||^2 = sum_ij alpha_i alpha_j k_hat(x~_i, x~_j)`` recomputed from scratch (checks ``norm2_``)."""
         self._require_initialized()
-        kind, omega, _, params = self._check_kernel(self.n_features_in_).spec(self.n_features_in_)
+        spec = self._check_kernel(self.n_features_in_).spec(self.n_features_in_)
         S, a = self.support_, self.alpha_
-        return float(sum(a[i] * _weighted_row(kind, omega, params, S, a, a.shape[0], S[i], _GL_X, _GL_W)
+        return float(sum(a[i] * weighted_sum(spec.kind, spec.weights, spec.params, S, a, a.shape[0], S[i])
                          for i in range(a.shape[0])))
 
 

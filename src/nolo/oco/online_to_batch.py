@@ -15,7 +15,7 @@ import numpy as np
 
 from nolo.exceptions import ParameterError
 
-__all__ = ["online_to_batch", "average_of_iterates", "AveragedLinearPredictor"]
+__all__ = ["online_to_batch", "average_of_iterates"]
 
 
 def average_of_iterates(iterates) -> np.ndarray:
@@ -32,7 +32,7 @@ def online_to_batch(learner, X, y) -> np.ndarray:
     """One pass of ``learner`` over ``(X, y)``; returns the average of the iterates it played.
 
     ``learner`` must keep that average as ``average_`` (e.g.
-    :class:`nolo.oco.ProjectedOGD`); the learner is updated in place.
+    :class:`nolo.learners.ProjectedOGD`); the learner is updated in place.
     """
     if not hasattr(learner, "learn_many") and not hasattr(learner, "learn"):
         raise ParameterError(f"learner must be a full-information learner with learn(x, y), got {learner!r}")
@@ -44,20 +44,3 @@ def online_to_batch(learner, X, y) -> np.ndarray:
     if not hasattr(learner, "average_"):
         raise ParameterError(f"learner {type(learner).__name__} does not keep the average of its iterates (average_)")
     return np.array(learner.average_, copy=True)
-
-
-class AveragedLinearPredictor:
-    """Mixin for linear learners with state ``w_`` (current iterate) and ``average_`` (mean of the played iterates).
-
-    ``predict(X, average=False)`` gives ``<w, x>`` for the rows of ``X``;
-    ``average=True`` uses the online-to-batch predictor (OCO notes, section 2.1).
-    Used by :class:`nolo.oco.ProjectedOGD` and the CSS11 linear learners.
-    """
-
-    def predict(self, X, average: bool = False) -> np.ndarray:
-        """``<w, x>`` for the rows of the clean ``X``; ``average=True`` uses the online-to-batch average."""
-        self._require_initialized()
-        if not isinstance(average, (bool, np.bool_)):
-            raise ParameterError(f"average must be True or False, got {average!r}")
-        X = self._check_X(X)
-        return X @ (self.average_ if average else self.w_)

@@ -25,6 +25,7 @@ import numpy as np
 from nolo._config import Configurable
 from nolo._validation import check_array, check_scalar
 from nolo.exceptions import ParameterError
+from nolo.oco.projected_step import BALL, BOX, UNCONSTRAINED
 
 __all__ = ["ConstraintSet", "L2Ball", "Box", "Unconstrained", "check_constraint"]
 
@@ -62,6 +63,10 @@ class ConstraintSet(Configurable):
     @property
     def is_bounded(self) -> bool:
         return True
+
+    def compiled_spec(self, d: int):  # pragma: no cover - abstract
+        """``(kind, radius, low, high)`` coding the set for :func:`nolo.oco.projected_step.projected_step`."""
+        raise NotImplementedError
 
     def _check_d(self, d) -> int:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
@@ -105,6 +110,10 @@ class L2Ball(ConstraintSet):
         self._validate_params()
         return float(self.radius) * float(np.linalg.norm(_vector(g, "g")))
 
+    def compiled_spec(self, d: int):
+        self._validate_params()
+        return BALL, float(self.radius), np.zeros(d), np.zeros(d)
+
     def argmax_linear(self, g) -> np.ndarray:
         self._validate_params()
         g = _vector(g, "g")
@@ -144,6 +153,10 @@ class Box(ConstraintSet):
 
     def _validate_params(self, n_features=None) -> None:
         self.bounds(n_features)
+
+    def compiled_spec(self, d: int):
+        low, high = self.bounds(d)
+        return BOX, 0.0, np.ascontiguousarray(low, dtype=np.float64), np.ascontiguousarray(high, dtype=np.float64)
 
     def project(self, w) -> np.ndarray:
         w = _vector(w)
@@ -187,6 +200,9 @@ class Unconstrained(ConstraintSet):
     @property
     def is_bounded(self) -> bool:
         return False
+
+    def compiled_spec(self, d: int):
+        return UNCONSTRAINED, 0.0, np.zeros(d), np.zeros(d)
 
     def support(self, g) -> float:
         g = _vector(g, "g")

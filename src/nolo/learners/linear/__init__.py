@@ -5,7 +5,7 @@
   (Lemma 2, Theorem 2; correction ``-2 Sigma w``, E9);
 * :class:`NaiveOGDRegression` -- OGD on one noisy copy (attenuation-biased baseline).
 
-The clean-data baseline is :class:`nolo.oco.ProjectedOGD` (squared loss, ``L2Ball``).
+The clean-data baseline is :class:`nolo.learners.ProjectedOGD` (squared loss, ``L2Ball``).
 Gradient estimates and variance constants: :mod:`nolo.learners.linear.gradients`.
 """
 

@@ -3,7 +3,9 @@
 Each loop plays rounds ``t0+1 .. t0+n`` in place on ``w`` (the iterate to
 play next) and ``avg`` (running mean of the played iterates, the
 online-to-batch average), with step sizes ``etas`` and projection on the
-ball of radius ``radius`` (``w <- min(1, radius/||w'||) w'``, Algorithm 1).
+ball of radius ``radius`` (``w <- min(1, radius/||w'||) w'``, Algorithm 1), the
+shared compiled rule :func:`nolo.oco.projected_step.ball_scale` applied to the
+squared norm accumulated in the same pass as the step.
 ``C`` holds the noisy copies, shape ``(n, m, d)``; copy ``a`` of round ``i``
 is ``C[i, a]``.  If ``Xeval`` has ``n`` rows, ``pred[i] = <w_t, Xeval[i]>``
 records the prediction of the played iterate (e.g. on the clean instance,
@@ -19,6 +21,8 @@ import math
 
 import numba as nb
 import numpy as np
+
+from nolo.oco.projected_step import ball_scale
 
 __all__ = ["two_copy_loop", "known_cov_diag_loop", "known_cov_full_loop"]
 
@@ -41,8 +45,9 @@ def _record_and_residual(w, avg, inv, C, i, a, yi, Xeval, pred, d):
 
 @nb.njit(cache=True, inline="always")
 def _scale_to_ball(w, nrm2, radius, d):
-    if nrm2 > radius * radius:
-        scale = radius / math.sqrt(nrm2)
+    """Project ``w`` (with ``||w||^2 = nrm2``) on the ball with the shared compiled rule; False if not finite."""
+    scale, _ = ball_scale(nrm2, radius)
+    if scale != 1.0:
         for j in range(d):
             w[j] *= scale
     return math.isfinite(nrm2)

@@ -11,7 +11,7 @@ regret ``<= B_w sqrt(G T)``) and which compiled loop plays a whole stream.
 The projection is :class:`nolo.oco.L2Ball` and the step rules are those of
 :mod:`nolo.oco.steps` (``TheoryStep(R=B_w, B=sqrt(G), T)`` is exactly
 ``B_w/sqrt(G T)``), so the per-round path is the same projected OGD as
-:class:`nolo.oco.ProjectedOGD`; only the gradient differs.
+:class:`nolo.learners.ProjectedOGD`; only the gradient differs.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from nolo._validation import check_array, check_int, check_scalar
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
 from nolo.learners.base import NoisyInputLearner
-from nolo.oco.online_to_batch import AveragedLinearPredictor
+from nolo.learners.ogd import AveragedLinearPredictor
 from nolo.oco.projections import L2Ball
 from nolo.oco.steps import TheoryStep, check_step
 

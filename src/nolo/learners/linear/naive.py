@@ -17,7 +17,7 @@ class NaiveOGDRegression(NoisyLinearOGD):
     ``2 Sigma w_t``: the minimiser it tracks is the ridge-like
     ``(E x x^T + Sigma)^{-1} E x y``, shrunk towards 0 -- the classical
     attenuation bias of errors-in-variables regression, which CSS11 Settings
-    1-2 remove.  The clean-data counterpart is :class:`nolo.oco.ProjectedOGD`
+    1-2 remove.  The clean-data counterpart is :class:`nolo.learners.ProjectedOGD`
     with the squared loss and an :class:`nolo.oco.L2Ball`.
 
     With ``step=None`` the step is ``B_w / sqrt(G T)`` with the deterministic

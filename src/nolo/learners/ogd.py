@@ -1,4 +1,4 @@
-"""Online (projected) gradient descent -- OCO notes (Cornell CS 6783, lecture 14), section 3.
+"""Projected online gradient descent, the learner -- OCO notes (Cornell CS 6783, lecture 14), section 3.
 
 The algorithm plays ``w_1 = Pi_F(0)`` and then
 
@@ -11,10 +11,15 @@ linear predictor and a margin loss ``l(<w, x_t>, y_t)`` the gradient is
 arbitrary gradient instead (e.g. the vector ``g_t`` of a linear loss
 ``f_t(w) = <g_t, w>``, section 2.2 of the notes).
 
+The math lives in :mod:`nolo.oco` (sets, steps, hindsight, regret); every
+step here, per round or compiled over a stream, is the one shared compiled
+step :func:`nolo.oco.projected_step.projected_step`.
+
 Online-to-batch conversion (notes, section 2.1): after ``n`` rounds on an
 i.i.d. sample, the average of the *played* iterates ``(1/n) sum_{t=1}^n w_t``
 has expected risk at most ``inf_F L_D + rate_n``.  The learner keeps it as
-``average_`` and predicts with it via ``predict(X, average=True)``.
+``average_`` and predicts with it via ``predict(X, average=True)``
+(:class:`AveragedLinearPredictor`, shared with the CSS11 linear learners).
 """
 
 from __future__ import annotations
@@ -26,40 +31,23 @@ from nolo._validation import check_array
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
 from nolo.oco.losses_api import check_loss, check_targets
-from nolo.oco.online_to_batch import AveragedLinearPredictor
-from nolo.oco.projections import Box, L2Ball, check_constraint
+from nolo.oco.projected_step import projected_step
+from nolo.oco.projections import check_constraint
 from nolo.oco.steps import check_step
 from nolo.oco.structure import quadratic_coefficients, vertex_form
 
-__all__ = ["ProjectedOGD"]
-
-_UNCONSTRAINED, _BALL, _BOX = 0, 1, 2
+__all__ = ["ProjectedOGD", "AveragedLinearPredictor"]
 
 
 @njit(cache=True)
-def _project_inplace(w, kind, radius, low, high):
-    """Euclidean projection onto the set coded by (kind, radius, low, high), in place."""
-    d = w.shape[0]
-    if kind == _BALL:
-        nrm = 0.0
-        for j in range(d):
-            nrm += w[j] * w[j]
-        nrm = np.sqrt(nrm)
-        if nrm > radius:
-            scale = radius / nrm
-            for j in range(d):
-                w[j] *= scale
-    elif kind == _BOX:
-        for j in range(d):
-            if w[j] < low[j]:
-                w[j] = low[j]
-            elif w[j] > high[j]:
-                w[j] = high[j]
+def _average_in(avg, w, inv):
+    for j in range(w.shape[0]):
+        avg[j] += (w[j] - avg[j]) * inv
 
 
 @njit(cache=True)
 def _ogd_linear_kernel(w, avg, t0, G, etas, kind, radius, low, high):
-    """Play OGD against the linear losses <G[s], w>; returns (w, avg, played losses)."""
+    """Play OGD against the linear losses <G[s], w>; returns (w, avg, played losses, rounds played)."""
     n, d = G.shape
     played = np.empty(n)
     for s in range(n):
@@ -67,17 +55,15 @@ def _ogd_linear_kernel(w, avg, t0, G, etas, kind, radius, low, high):
         for j in range(d):
             acc += G[s, j] * w[j]
         played[s] = acc
-        inv = 1.0 / (t0 + s + 1)
-        for j in range(d):
-            avg[j] += (w[j] - avg[j]) * inv
-            w[j] -= etas[s] * G[s, j]
-        _project_inplace(w, kind, radius, low, high)
-    return w, avg, played
+        _average_in(avg, w, 1.0 / (t0 + s + 1))
+        if not projected_step(w, G[s], etas[s], kind, radius, low, high):
+            return w, avg, played, s
+    return w, avg, played, n
 
 
 @njit(cache=True)
 def _ogd_quadratic_kernel(w, avg, t0, X, a, r, e, etas, kind, radius, low, high):
-    """Play OGD on the losses a_s (<w, X[s]> - r_s)^2 + e_s; returns (w, avg, played losses)."""
+    """Play OGD on the losses a_s (<w, X[s]> - r_s)^2 + e_s; returns (w, avg, played losses, rounds played)."""
     n, d = X.shape
     played = np.empty(n)
     for s in range(n):
@@ -87,22 +73,27 @@ def _ogd_quadratic_kernel(w, avg, t0, X, a, r, e, etas, kind, radius, low, high)
         u = m - r[s]
         played[s] = a[s] * u * u + e[s]
         coef = etas[s] * 2.0 * a[s] * u
-        inv = 1.0 / (t0 + s + 1)
-        for j in range(d):
-            avg[j] += (w[j] - avg[j]) * inv
-            w[j] -= coef * X[s, j]
-        _project_inplace(w, kind, radius, low, high)
-    return w, avg, played
+        _average_in(avg, w, 1.0 / (t0 + s + 1))
+        if not projected_step(w, X[s], coef, kind, radius, low, high):
+            return w, avg, played, s
+    return w, avg, played, n
 
 
-def _projection_spec(constraint, d: int):
-    """(kind, radius, low, high) coding ``constraint`` for the compiled kernels."""
-    if isinstance(constraint, L2Ball):
-        return _BALL, float(constraint.radius), np.zeros(d), np.zeros(d)
-    if isinstance(constraint, Box):
-        low, high = constraint.bounds(d)
-        return _BOX, 0.0, np.ascontiguousarray(low, dtype=np.float64), np.ascontiguousarray(high, dtype=np.float64)
-    return _UNCONSTRAINED, 0.0, np.zeros(d), np.zeros(d)
+class AveragedLinearPredictor:
+    """Mixin for linear learners with state ``w_`` (current iterate) and ``average_`` (mean of the played iterates).
+
+    ``predict(X, average=False)`` gives ``<w, x>`` for the rows of ``X``;
+    ``average=True`` uses the online-to-batch predictor (OCO notes, section 2.1).
+    Used by :class:`ProjectedOGD` and the CSS11 linear learners.
+    """
+
+    def predict(self, X, average: bool = False) -> np.ndarray:
+        """``<w, x>`` for the rows of the clean ``X``; ``average=True`` uses the online-to-batch average."""
+        self._require_initialized()
+        if not isinstance(average, (bool, np.bool_)):
+            raise ParameterError(f"average must be True or False, got {average!r}")
+        X = self._check_X(X)
+        return X @ (self.average_ if average else self.w_)
 
 
 class ProjectedOGD(AveragedLinearPredictor, FullInformationLearner):
@@ -172,10 +163,10 @@ class ProjectedOGD(AveragedLinearPredictor, FullInformationLearner):
         """Commit ``w_{t+1} = Pi_F(w_t - eta_t * eta_scale * direction)`` (parameters already validated)."""
         rule = check_step(self.step)
         eta = float(rule._eta(np.array([self.t_ + 1.0]))[0])
-        with np.errstate(over="ignore", invalid="ignore"):
-            w_new = self.w_ - (eta * eta_scale) * direction
-        check_finite_update(w_new)
-        _project_inplace(w_new, *_projection_spec(check_constraint(self.constraint), self.n_features_in_))
+        spec = check_constraint(self.constraint).compiled_spec(self.n_features_in_)
+        w_new = self.w_.copy()
+        if not projected_step(w_new, np.ascontiguousarray(direction, dtype=np.float64), eta * eta_scale, *spec):
+            raise_diverged()
         self._commit(w_new, value)
 
     def gradient_step(self, gradient) -> "ProjectedOGD":
@@ -226,24 +217,24 @@ class ProjectedOGD(AveragedLinearPredictor, FullInformationLearner):
         self._ensure_initialized(X.shape[1])
         constraint = check_constraint(self.constraint, n_features=self.n_features_in_)
         etas = check_step(self.step).schedule(self.t_ + 1, X.shape[0])
-        spec = _projection_spec(constraint, self.n_features_in_)
+        spec = constraint.compiled_spec(self.n_features_in_)
         w, avg, t0 = self.w_.copy(), self.average_.copy(), int(self.t_)
         coeffs = quadratic_coefficients(loss, y)
         vertex = vertex_form(loss, y, coeffs) if coeffs is not None else None
         if vertex is not None:
-            w, avg, played = _ogd_quadratic_kernel(w, avg, t0, np.ascontiguousarray(X), *vertex, etas, *spec)
+            w, avg, played, done = _ogd_quadratic_kernel(w, avg, t0, np.ascontiguousarray(X), *vertex, etas, *spec)
+            if done < X.shape[0]:
+                raise_diverged()
         else:
             played = np.empty(X.shape[0])
             for i in range(X.shape[0]):
-                x = X[i]
+                x = np.ascontiguousarray(X[i])
                 margin = _margin(w, x)
                 played[i] = loss.loss(margin, y[i])
                 dmargin = float(loss.grad_margin(margin, y[i]))
                 avg += (w - avg) / (t0 + i + 1)
-                with np.errstate(over="ignore", invalid="ignore"):
-                    w = w - (etas[i] * dmargin) * x
-                check_finite_update(w)
-                _project_inplace(w, *spec)
+                if not projected_step(w, x, etas[i] * dmargin, *spec):
+                    raise_diverged()
         if not (np.all(np.isfinite(played)) and np.all(np.isfinite(w)) and np.all(np.isfinite(avg))):
             raise NumericalError("a loss, gradient or iterate became non-finite in learn_many; no round was committed")
         self.w_, self.average_, self.t_ = w, avg, t0 + X.shape[0]
@@ -264,11 +255,11 @@ class ProjectedOGD(AveragedLinearPredictor, FullInformationLearner):
         G = self._check_X(G0, "G")
         constraint = check_constraint(self.constraint, n_features=self.n_features_in_)
         etas = check_step(self.step).schedule(self.t_ + 1, G.shape[0])
-        spec = _projection_spec(constraint, self.n_features_in_)
-        w, avg, played = _ogd_linear_kernel(
+        spec = constraint.compiled_spec(self.n_features_in_)
+        w, avg, played, done = _ogd_linear_kernel(
             self.w_.copy(), self.average_.copy(), int(self.t_), np.ascontiguousarray(G), etas, *spec
         )
-        if not (np.all(np.isfinite(played)) and np.all(np.isfinite(w))):
+        if done < G.shape[0] or not (np.all(np.isfinite(played)) and np.all(np.isfinite(w))):
             raise NumericalError("an iterate became non-finite in play_linear; no round was committed")
         self.w_, self.average_, self.t_ = w, avg, self.t_ + G.shape[0]
         return played
@@ -283,9 +274,8 @@ def _margin(w: np.ndarray, x: np.ndarray) -> float:
     return margin
 
 
-def check_finite_update(w: np.ndarray) -> None:
-    if not np.all(np.isfinite(w)):
-        raise NumericalError(
-            "the OGD iterate is not finite (the step diverged); the update was not committed. "
-            "Lower the step size or constrain the predictor."
-        )
+def raise_diverged() -> None:
+    raise NumericalError(
+        "the OGD iterate is not finite (the step diverged); the update was not committed. "
+        "Lower the step size or constrain the predictor."
+    )
