@@ -17,6 +17,8 @@ import numpy as np
 from nolo.exceptions import NumericalError, ParameterError
 
 __all__ = [
+    "check_bool",
+    "check_seed",
     "check_scalar",
     "check_int",
     "check_choice",
@@ -74,6 +76,24 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
     return v
 
 
+def check_bool(value: Any, name: str) -> bool:
+    """A flag: exactly ``True`` or ``False`` (numpy bools too), not any truthy value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {value!r} of type {type(value).__name__}")
+    return bool(value)
+
+
+def check_seed(value: Any, name: str = "seed") -> Any:
+    """A seed: None, a non-negative int, a numpy SeedSequence or Generator (``nan``, floats, strings are refused)."""
+    if value is None or isinstance(value, (np.random.SeedSequence, np.random.Generator)):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise ParameterError(
+        f"{name} must be None, a non-negative int, a numpy SeedSequence or a numpy Generator, got {value!r}"
+    )
+
+
 def check_choice(value: Any, name: str, choices) -> Any:
     """Check ``value`` is one of ``choices``."""
     if value not in choices:
@@ -115,8 +135,12 @@ def check_array(
 ) -> np.ndarray:
     """Convert ``value`` to an array and check its dimension, shape and finiteness.
 
-    ``shape`` entries set to ``None`` are free.  Raises :class:`ParameterError`.
+    ``shape`` entries set to ``None`` are free.  Complex input is refused for a
+    real ``dtype`` (numpy would silently drop the imaginary part).  Raises
+    :class:`ParameterError`.
     """
+    if getattr(getattr(value, "dtype", None), "kind", None) == "c" and np.dtype(dtype).kind in "fiub":
+        raise ParameterError(f"{name} must be real: got a complex {type(value).__name__} (dtype {value.dtype})")
     try:
         arr = np.array(value, dtype=dtype, copy=copy) if copy else np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:

@@ -21,7 +21,7 @@ import math
 import numba as nb
 import numpy as np
 
-from nolo._validation import check_array, check_int, check_scalar
+from nolo._validation import check_array, check_int, check_scalar, check_seed
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
 from nolo.kernels.compiled import kernel_value, weighted_sum, weighted_sums
 from nolo.kernels.surrogate import SurrogateKernelPair
@@ -197,6 +197,7 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
             check_int(self.horizon, "horizon", low=1)
         else:
             check_step(self.step)
+        check_seed(self.seed)
 
     def _init_state(self, n_features: int) -> None:
         self._check_kernel(n_features)
@@ -209,8 +210,20 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
         return 8.0 * R2 * (W * W * R2 + float(self.y_bound) ** 2)
 
     def step_rule(self, d: int):
+        """The step rule in force: the given one, or the theory step ``W / sqrt(G T)``."""
         if self.step is None:
-            return ConstantStep(float(self.W) / math.sqrt(self.variance_constant(d) * int(self.horizon)))
+            try:
+                G = self.variance_constant(d)
+            except OverflowError:
+                G = math.inf
+            eta = float(self.W) / math.sqrt(G * int(self.horizon)) if math.isfinite(G) else 0.0
+            if not (math.isfinite(eta) and eta > 0.0):
+                raise ParameterError(
+                    f"step=None: the theory step W / sqrt(G * horizon) is not a positive finite number for "
+                    f"W={self.W!r}, y_bound={self.y_bound!r}, horizon={self.horizon!r} and this kernel "
+                    f"(G = {G!r}); give parameters of moderate size or an explicit step"
+                )
+            return ConstantStep(eta)
         return check_step(self.step)
 
     def regret_bound(self, d: int) -> float:
@@ -294,6 +307,7 @@ class KernelOGDRegression(_KernelOGDBase, FullInformationLearner):
         self._check_kernel(self.n_features_in_ if self.is_initialized else None)
         check_scalar(self.W, "W", low=0.0, low_inclusive=False)
         check_step(self.step)
+        check_seed(self.seed)
 
     def learn(self, x, y) -> "KernelOGDRegression":
         x = self._check_x(x)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nolo._validation import check_array
+from nolo._validation import check_array, check_seed
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
 from nolo.oco.losses_api import check_loss, check_targets
@@ -140,6 +140,7 @@ class ProjectedOGD(AveragedLinearPredictor, FullInformationLearner):
         check_loss(self.loss)
         check_step(self.step)
         check_constraint(self.constraint)
+        check_seed(self.seed)
 
     def _init_state(self, n_features: int) -> None:
         constraint = check_constraint(self.constraint, n_features=n_features)

@@ -34,7 +34,9 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from nolo._config import Configurable
-from nolo._validation import check_array, check_choice
+import copy
+
+from nolo._validation import check_array, check_bool, check_choice, check_seed
 from nolo.exceptions import ParameterError
 from nolo.learners.kernel import NoisyKernelLearner
 from nolo.noise import RepeatedMeasurements
@@ -45,6 +47,18 @@ __all__ = ["NoisyKernelRegressor", "NoisyKernelClassifier"]
 
 def _is_oracle_list(X) -> bool:
     return isinstance(X, (list, tuple)) and len(X) > 0 and all(callable(getattr(o, "query", None)) for o in X)
+
+
+def _label_array(y, name: str) -> np.ndarray:
+    """Labels as a 1-d array of real numbers, strings or booleans (no NaN, no complex, no objects)."""
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ParameterError(f"{name} must be 1-d, got shape {arr.shape}")
+    if arr.dtype.kind not in "biufUS":
+        raise ParameterError(f"{name} must hold numbers, strings or booleans, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ParameterError(f"{name} must contain only finite values (no NaN or inf)")
+    return arr
 
 
 def _clean_inputs(X) -> np.ndarray:
@@ -69,11 +83,18 @@ class _CSS10Estimator(Configurable):
         self.on_exhausted = on_exhausted
         self.seed = seed
 
+    def _validate_params(self) -> None:
+        check_bool(self.shuffle, "shuffle")
+        check_choice(self.on_exhausted, "on_exhausted", ("raise", "drop"))
+        check_seed(self.seed)
+        NoisyKernelLearner(**self._learner_params())._validate_params()  # no draw from a Generator seed
+
+    def _learner_params(self) -> dict:
+        return dict(kernel=self.kernel, loss=self.loss if self.loss is not None else self.default_loss, p=self.p,
+                    B_w=self.B_w, step=self.step, eta=self.eta)
+
     def _make_learner(self) -> NoisyKernelLearner:
-        learner = NoisyKernelLearner(
-            kernel=self.kernel, loss=self.loss if self.loss is not None else self.default_loss, p=self.p,
-            B_w=self.B_w, step=self.step, eta=self.eta, seed=as_generator(self.seed).integers(2**63),
-        )
+        learner = NoisyKernelLearner(**self._learner_params(), seed=as_generator(self.seed).integers(2**63))
         learner._validate_params()
         return learner
 
@@ -90,22 +111,37 @@ class _CSS10Estimator(Configurable):
         return oracles, rm
 
     def _order(self, n: int) -> np.ndarray:
-        if not isinstance(self.shuffle, (bool, np.bool_)):
-            raise ParameterError(f"shuffle must be True or False, got {self.shuffle!r}")
+        check_bool(self.shuffle, "shuffle")
         if not self.shuffle:
             return np.arange(n)
         return as_generator(self.seed).permutation(n) if self.seed is not None else np.random.default_rng().permutation(n)
 
-    def _play(self, X, y_pm: np.ndarray) -> None:
+    def _play(self, learner: NoisyKernelLearner, X, y_pm: np.ndarray, items_before: int, **extra) -> None:
+        """Play the items of ``X`` on ``learner`` (a fresh one or a copy of ``learner_``), then commit.
+
+        Every check and every round runs before anything of ``self`` changes: a
+        rejected call (bad input, a failing round) leaves the fitted estimator as it was.
+        """
         oracles, rm = self._oracles(X, y_pm.shape[0])
-        before = self.learner_.shortfalls_ if self.learner_.is_initialized else 0
+        if len(oracles) == 0:
+            raise ParameterError("X must hold at least one item")
+        before = learner.shortfalls_ if learner.is_initialized else 0
         for i in self._order(len(oracles)):
-            self.learner_.learn(oracles[i], y_pm[i])
-        self.n_features_in_ = self.learner_.n_features_in_
-        dropped = self.learner_.shortfalls_ - before
-        self.pool_report_ = rm.report() if rm is not None else None
-        self.shortfall_rate_ = dropped / max(1, len(oracles))
-        self.n_items_seen_ = getattr(self, "n_items_seen_", 0) + len(oracles)
+            learner.learn(oracles[i], y_pm[i])
+        commit = dict(extra)
+        commit.update(
+            learner_=learner,
+            n_features_in_=learner.n_features_in_,
+            pool_report_=rm.report() if rm is not None else None,
+            shortfall_rate_=(learner.shortfalls_ - before) / max(1, len(oracles)),
+            n_items_seen_=items_before + len(oracles),
+        )
+        for k, v in commit.items():
+            setattr(self, k, v)
+
+    def _continued_learner(self) -> NoisyKernelLearner:
+        """A copy of the fitted learner to continue on (committed only if the whole call succeeds)."""
+        return copy.deepcopy(self.learner_)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "learner_"):
@@ -135,16 +171,15 @@ class NoisyKernelRegressor(RegressorMixin, _CSS10Estimator):
         learner = self._make_learner()
         if learner._loss.kind != "regression":
             raise ParameterError(f"loss must be a regression loss for {type(self).__name__}, got {learner._loss.name!r}")
-        self.learner_ = learner
-        self.n_items_seen_ = 0
-        self._play(X, yv)
+        self._play(learner, X, yv, 0)
         return self
 
     def partial_fit(self, X, y) -> "NoisyKernelRegressor":
         """Continue the online pass with more items (the first call behaves like :meth:`fit`)."""
         if not hasattr(self, "learner_"):
             return self.fit(X, y)
-        self._play(X, check_array(y, "y", ndim=1))
+        yv = check_array(y, "y", ndim=1)
+        self._play(self._continued_learner(), X, yv, self.n_items_seen_)
         return self
 
     def predict(self, X) -> np.ndarray:
@@ -161,35 +196,40 @@ class NoisyKernelClassifier(ClassifierMixin, _CSS10Estimator):
 
     default_loss = "smoothed_hinge"
 
-    def _labels(self, y) -> np.ndarray:
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ParameterError(f"y must be 1-d, got shape {y.shape}")
-        bad = ~np.isin(y, self.classes_)
+    @staticmethod
+    def _labels(y, classes) -> np.ndarray:
+        y = _label_array(y, "y")
+        bad = ~np.isin(y, classes)
         if np.any(bad):
-            raise ParameterError(f"y must contain only the classes {list(self.classes_)}, got {y[bad][0]!r}")
-        return np.where(y == self.classes_[1], 1.0, -1.0)
+            raise ParameterError(f"y must contain only the classes {list(classes)}, got {y[bad][0]!r}")
+        return np.where(y == classes[1], 1.0, -1.0)
 
-    def fit(self, X, y) -> "NoisyKernelClassifier":
-        classes = np.unique(np.asarray(y))
+    def _fit_new(self, X, y, classes) -> "NoisyKernelClassifier":
         if classes.shape[0] != 2:
             raise ParameterError(f"y must hold exactly two classes, got {classes.shape[0]}: {list(classes)[:5]}")
         learner = self._make_learner()
         if learner._loss.kind != "classification":
             raise ParameterError(f"loss must be a classification loss for {type(self).__name__}, got {learner._loss.name!r}")
-        self.classes_ = classes
-        self.learner_ = learner
-        self.n_items_seen_ = 0
-        self._play(X, self._labels(y))
+        self._play(learner, X, self._labels(y, classes), 0, classes_=classes)
         return self
 
+    def fit(self, X, y) -> "NoisyKernelClassifier":
+        """One online pass over the items of ``X``; ``y`` must hold exactly two classes."""
+        return self._fit_new(X, y, np.unique(_label_array(y, "y")))
+
     def partial_fit(self, X, y, classes=None) -> "NoisyKernelClassifier":
+        """Continue the online pass; on the first call, ``classes`` (both labels) may stand in for ``y``'s.
+
+        As in scikit-learn, a first batch holding one class is accepted when
+        ``classes`` names the two; later calls ignore ``classes``.
+        """
         if not hasattr(self, "learner_"):
-            if classes is not None:
-                y_all = np.concatenate([np.asarray(classes), np.asarray(y)])
-                self.classes_ = np.unique(y_all)
-            return self.fit(X, y)
-        self._play(X, self._labels(y))
+            if classes is None:
+                return self.fit(X, y)
+            cls = np.unique(_label_array(classes, "classes"))
+            return self._fit_new(X, y, cls)
+        labels = self._labels(y, self.classes_)
+        self._play(self._continued_learner(), X, labels, self.n_items_seen_)
         return self
 
     def predict(self, X) -> np.ndarray:

@@ -26,12 +26,13 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from nolo._config import Configurable
-from nolo._validation import check_array, check_choice
+from nolo._validation import check_array, check_bool, check_choice, check_scalar, check_seed
 from nolo.exceptions import ParameterError
 from nolo.kernels.radial import RadialKernelApproximation
 from nolo.kernels.surrogate import GaussianSurrogateKernel, check_noise_covariance
 from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
 from nolo.learners.linear import KnownCovarianceLinearRegression, TwoCopyLinearRegression
+from nolo.oco.steps import check_step
 from nolo.random import as_generator
 
 __all__ = ["TwoCopyRegressor", "KnownCovarianceRegressor", "GaussianNoiseKernelRegressor"]
@@ -66,9 +67,17 @@ class _CSS11Regressor(RegressorMixin, Configurable):
     #: True when the noise law the learner assumes depends on how many copies are averaged
     copies_fix_noise = False
 
+    def _validate_params(self) -> None:
+        check_bool(self.shuffle, "shuffle")
+        check_bool(self.combine_copies, "combine_copies")
+        check_seed(self.seed)
+        for name in ("radius", "W"):
+            if hasattr(self, name):
+                check_scalar(getattr(self, name), name, low=0.0, low_inclusive=False)
+        if self.step is not None:
+            check_step(self.step)
+
     def _order(self, n: int) -> np.ndarray:
-        if not isinstance(self.shuffle, (bool, np.bool_)):
-            raise ParameterError(f"shuffle must be True or False, got {self.shuffle!r}")
         return as_generator(self.seed).permutation(n) if self.shuffle else np.arange(n)
 
     def _views(self, X) -> tuple[np.ndarray, int]:  # pragma: no cover - overridden
@@ -79,6 +88,7 @@ class _CSS11Regressor(RegressorMixin, Configurable):
 
     def fit(self, X, y) -> "_CSS11Regressor":
         """One online pass over the items of ``X`` (``(n, m, d)``) with targets ``y`` (``(n,)``)."""
+        self._validate_params()
         X = _measurements(X, self.min_copies)
         yv = check_array(y, "y", shape=(X.shape[0],))
         V, k = self._views(X)
@@ -95,6 +105,7 @@ class _CSS11Regressor(RegressorMixin, Configurable):
         """Continue the online pass with more items (the first call behaves like :meth:`fit`)."""
         if not hasattr(self, "learner_"):
             return self.fit(X, y)
+        self._validate_params()
         X = _measurements(X, self.min_copies)
         yv = check_array(y, "y", shape=(X.shape[0],))
         if self.copies_fix_noise and self.combine_copies and X.shape[1] != self.copies_per_item_:
@@ -122,8 +133,15 @@ class _LinearRegressorMixin:
     def _bounds(self, V: np.ndarray, y: np.ndarray) -> dict:
         if self.step is not None:
             return {"step": self.step}
-        Bx = math.sqrt(max(float(np.mean(np.sum(V[:, 0] ** 2, axis=1))), 1e-300))
-        By = math.sqrt(float(np.mean(y**2)))
+        with np.errstate(over="ignore"):
+            mx, my = float(np.mean(np.sum(V[:, 0] ** 2, axis=1))), float(np.mean(y**2))
+        if not (math.isfinite(mx) and math.isfinite(my)):
+            raise ParameterError(
+                "X and y must be of moderate size for step=None: the sample second moments (the theory step's "
+                "bounds) overflow float64; rescale the data or give an explicit step"
+            )
+        Bx = math.sqrt(max(mx, 1e-300))
+        By = math.sqrt(my)
         return {"step": None, "x_bound": Bx, "y_bound": By, "horizon": int(V.shape[0])}
 
     def predict(self, X) -> np.ndarray:
@@ -153,7 +171,7 @@ class TwoCopyRegressor(_LinearRegressorMixin, _CSS11Regressor):
         self.seed = seed
 
     def _views(self, X):
-        return _two_views(X, bool(self.combine_copies))
+        return _two_views(X, self.combine_copies)
 
     def _make_learner(self, V, y, k):
         return TwoCopyLinearRegression(radius=self.radius, seed=self.seed, **self._bounds(V, y))
@@ -219,7 +237,7 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
         self.seed = seed
 
     def _views(self, X):
-        return _two_views(X, bool(self.combine_copies))
+        return _two_views(X, self.combine_copies)
 
     def _pair(self, d: int, k: int):
         check_choice(self.kernel, "kernel", ("gaussian", "radial"))
@@ -234,7 +252,11 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
     def _make_learner(self, V, y, k):
         pair = self._pair(V.shape[2], k)
         if self.step is None:
-            return GaussianNoiseKernelRegression(kernel=pair, W=self.W, y_bound=math.sqrt(float(np.mean(y**2))),
+            with np.errstate(over="ignore"):
+                my = float(np.mean(y**2))
+            if not math.isfinite(my):
+                raise ParameterError("y must be of moderate size for step=None: its second moment overflows float64")
+            return GaussianNoiseKernelRegression(kernel=pair, W=self.W, y_bound=math.sqrt(my),
                                                  horizon=int(V.shape[0]), seed=self.seed)
         return GaussianNoiseKernelRegression(kernel=pair, W=self.W, step=self.step, seed=self.seed)
 

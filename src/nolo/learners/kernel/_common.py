@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_scalar
+from nolo._validation import check_array, check_scalar
 from nolo.exceptions import ParameterError
 
 
@@ -50,6 +50,28 @@ def check_oracle(oracle, d: int | None):
     if d is not None and int(od) != d:
         raise ParameterError(f"oracle must serve instances with {d} features, got d={od}")
     return int(od)
+
+
+class CheckedOracle:
+    """A user's oracle seen through a check of every answer (CSS10 learners trust no oracle).
+
+    ``query(n)`` passes ``None`` (the oracle refused: a shortfall) through and
+    otherwise returns a float64 copy of the answer after checking it is real,
+    finite and of shape ``(n, d)``; a bad answer raises :class:`ParameterError`
+    naming ``oracle`` before the learner's state is touched.
+    """
+
+    __slots__ = ("_oracle", "d")
+
+    def __init__(self, oracle, d: int):
+        self._oracle = oracle
+        self.d = d
+
+    def query(self, n: int = 1):
+        out = self._oracle.query(n)
+        if out is None:
+            return None
+        return check_array(out, f"oracle.query({n}) (noisy copies)", shape=(n, self.d), copy=True)
 
 
 def check_bound(value, name: str) -> float | None:

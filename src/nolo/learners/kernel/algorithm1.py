@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_choice, check_int, check_scalar
+from nolo._validation import check_bool, check_choice, check_int, check_scalar, check_seed
 from nolo.estimators.logspace import signed_exp
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.base import NoisyFeatureKernel
@@ -14,6 +14,7 @@ from nolo.kernels.estimates import signed_value
 from nolo.kernels.grad_length import grad_length_estimate
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.kernel._common import (
+    CheckedOracle,
     check_bound,
     check_label,
     check_oracle,
@@ -182,8 +183,8 @@ class NoisyKernelLearner(NoisyInputLearner):
         if self.horizon is not None:
             check_int(self.horizon, "horizon", low=1)
         for flag in ("skip_zero_terms", "exact_polynomial"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise ParameterError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+            check_bool(getattr(self, flag), flag)
+        check_seed(self.seed)
         self._rule = self._make_rule()
         self._eta_t = _fast_step(self._rule)
 
@@ -259,7 +260,7 @@ class NoisyKernelLearner(NoisyInputLearner):
         self._ensure_initialized(d)
         rng_state = self.rng_.bit_generator.state
         try:
-            self._round(oracle, yv)
+            self._round(CheckedOracle(oracle, d), yv)
         except BaseException:
             self.rng_.bit_generator.state = rng_state
             raise

@@ -18,10 +18,11 @@ import math
 
 import numpy as np
 
+from nolo._validation import check_seed
 from nolo.exceptions import NumericalError
 from nolo.kernels.base import Kernel
 from nolo.learners.base import FullInformationLearner, NoisyInputLearner
-from nolo.learners.kernel._common import check_bound, check_label, check_oracle, resolve_kernel, resolve_loss, step_rule
+from nolo.learners.kernel._common import CheckedOracle, check_bound, check_label, check_oracle, resolve_kernel, resolve_loss, step_rule
 
 __all__ = ["CleanKernelOGD", "NaiveKernelOGD"]
 
@@ -33,6 +34,7 @@ class _KernelOGDMixin:
         self._kernel = resolve_kernel(self.kernel, Kernel)
         self._loss = resolve_loss(self.loss)
         check_bound(self.B_w, "B_w")
+        check_seed(self.seed)
         self._rule = step_rule(self.step, self.eta)
 
     def _init_state(self, d: int) -> None:
@@ -167,14 +169,14 @@ class NaiveKernelOGD(_KernelOGDMixin, NoisyInputLearner):
             self._validate_common()
         d = check_oracle(oracle, self.n_features_in_ if self.is_initialized else None)
         yv = check_label(self._loss, y)
-        copy = oracle.query(1)
+        copy = CheckedOracle(oracle, d).query(1)
         if copy is None:
             self._ensure_initialized(d)
             self.shortfalls_ = getattr(self, "shortfalls_", 0) + 1
             self.t_ += 1
             return self
         self._ensure_initialized(d)
-        self._update(np.asarray(copy, dtype=np.float64)[0], yv)
+        self._update(copy[0], yv)
         return self
 
     def _init_state(self, d: int) -> None:

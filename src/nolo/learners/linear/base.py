@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_array, check_int, check_scalar
+from nolo._validation import check_array, check_int, check_scalar, check_seed
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.ogd import AveragedLinearPredictor
@@ -73,6 +73,7 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
             check_scalar(self.y_bound, "y_bound", low=0.0)
         if self.horizon is not None:
             check_int(self.horizon, "horizon", low=1)
+        check_seed(self.seed)
 
     def _validate_params(self) -> None:
         self._validate_common()
@@ -81,17 +82,34 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         """``G`` with ``E||grad~||^2 <= G`` (the paper's lemma, corrected)."""
         raise NotImplementedError
 
+    #: the user's parameters the variance constant G is computed from (named in error messages)
+    _G_params: tuple[str, ...] = ("radius", "x_bound", "y_bound")
+
+    def _theory_G(self) -> float:
+        """``G`` checked to be a positive finite number (else a ParameterError naming the user's bounds)."""
+        try:
+            G = float(self.variance_constant())
+        except OverflowError:
+            G = math.inf
+        if not (math.isfinite(G) and G > 0.0):
+            given = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._G_params)
+            raise ParameterError(
+                f"step=None: the theory step radius / sqrt(G * horizon) needs a finite positive G, but {given} "
+                f"give G = {G!r}; give bounds of moderate size or an explicit step"
+            )
+        return G
+
     def step_rule(self):
         """The step rule in force: the given one, or ``TheoryStep(R=B_w, B=sqrt(G), T)`` = ``B_w/sqrt(G T)``."""
         if self.step is None:
-            return TheoryStep(R=float(self.radius), B=math.sqrt(self.variance_constant()), T=int(self.horizon))
+            return TheoryStep(R=float(self.radius), B=math.sqrt(self._theory_G()), T=int(self.horizon))
         return check_step(self.step)
 
     def regret_bound(self) -> float:
         """``B_w sqrt(G T)``: the expected-regret bound of Theorem 1 (Theorem 2 with known G) for ``T = horizon``."""
         if self.horizon is None:
             raise ParameterError("regret_bound needs horizon (T)")
-        return float(self.radius) * math.sqrt(self.variance_constant() * int(self.horizon))
+        return float(self.radius) * math.sqrt(self._theory_G() * int(self.horizon))
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)

@@ -41,6 +41,7 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
     """
 
     copies_per_round = 1
+    _G_params = ("radius", "x_bound", "y_bound", "sigma_bound")
 
     def __init__(
         self, noise_cov=0.0, radius=1.0, step=None, x_bound=None, y_bound=None, horizon=None, sigma_bound=None, seed=None
