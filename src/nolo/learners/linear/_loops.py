@@ -24,7 +24,32 @@ import numpy as np
 
 from nolo.oco.projected_step import ball_scale
 
-__all__ = ["two_copy_loop", "known_cov_diag_loop", "known_cov_full_loop"]
+__all__ = ["two_copy_loop", "known_cov_diag_loop", "known_cov_full_loop", "rotate_rows"]
+
+
+_ROW_TILE = 32
+
+
+@nb.njit(cache=True)
+def rotate_rows(A, Q):
+    """``A @ Q`` computed row by row in one fixed summation order (``k = 0..d-1``).
+
+    Unlike a BLAS product, row ``i`` of the result depends only on ``A[i]``
+    and ``Q`` -- not on how many rows are rotated together -- so a stream
+    played in the noise eigenframe gives the same bits however it is chunked.
+    """
+    n, d = A.shape
+    m = Q.shape[1]
+    out = np.zeros((n, m))
+    # tiles of rows share each row of Q while it is in cache; every entry still accumulates k = 0..d-1 in order
+    for i0 in range(0, n, _ROW_TILE):
+        i1 = min(i0 + _ROW_TILE, n)
+        for k in range(d):
+            for i in range(i0, i1):
+                a = A[i, k]
+                for j in range(m):
+                    out[i, j] += a * Q[k, j]
+    return out
 
 
 @nb.njit(cache=True, inline="always")

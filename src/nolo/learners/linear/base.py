@@ -8,10 +8,13 @@ how it turns them into a gradient (:mod:`nolo.learners.linear.gradients`),
 its variance constant ``G`` (the theory step is ``eta = B_w / sqrt(G T)``,
 regret ``<= B_w sqrt(G T)``) and which compiled loop plays a whole stream.
 
-The projection is :class:`nolo.oco.L2Ball` and the step rules are those of
+The projection on the ball is the shared compiled rule of
+:mod:`nolo.oco.projected_step` and the step rules are those of
 :mod:`nolo.oco.steps` (``TheoryStep(R=B_w, B=sqrt(G), T)`` is exactly
-``B_w/sqrt(G T)``), so the per-round path is the same projected OGD as
-:class:`nolo.learners.ProjectedOGD`; only the gradient differs.
+``B_w/sqrt(G T)``): the same projected OGD as
+:class:`nolo.learners.ProjectedOGD`, only the gradient differs.  The
+per-round :meth:`NoisyLinearOGD.learn` runs the compiled loop for one round,
+so it gives the same bits as :meth:`NoisyLinearOGD.learn_stream`.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from nolo._validation import check_array, check_int, check_scalar, check_seed
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.ogd import AveragedLinearPredictor
-from nolo.oco.projections import L2Ball
 from nolo.oco.steps import TheoryStep, check_step
 
 __all__ = ["NoisyLinearOGD"]
@@ -116,9 +118,6 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         self.average_ = np.zeros(n_features)
 
     # -- one round ----------------------------------------------------------------------
-    def _gradient(self, w: np.ndarray, copies: np.ndarray, y: float, t: int) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
-
     def _query(self, oracle) -> np.ndarray:
         k = self.copies_per_round
         copies = oracle.query(k)
@@ -130,25 +129,22 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         return check_array(copies, "oracle copies", shape=(k, None))
 
     def learn(self, oracle, y) -> "NoisyLinearOGD":
-        """One round of Algorithm 1: query the copies, estimate the gradient, take the projected step."""
+        """One round of Algorithm 1: query the copies, estimate the gradient, take the projected step.
+
+        The round runs through the same compiled loop as :meth:`learn_stream`
+        (one round long), so ``T`` calls of ``learn`` and one ``learn_stream``
+        of ``T`` rounds give the same bits.
+        """
         self._validate_params()
         yv = check_scalar(y, "y")
         d = getattr(oracle, "d", None)
         if self.is_initialized and d is not None and d != self.n_features_in_:
             raise ParameterError(f"the oracle has d={d} but the learner was trained with {self.n_features_in_} features")
         copies = self._query(oracle)
-        self._ensure_initialized(copies.shape[1])
-        if copies.shape[1] != self.n_features_in_:
+        if self.is_initialized and copies.shape[1] != self.n_features_in_:
             raise ParameterError(f"copies must have {self.n_features_in_} features, got {copies.shape[1]}")
-        t = self.t_ + 1
-        g = self._gradient(self.w_, copies, yv, t)
-        eta = float(self.step_rule()(t))
-        w_new = L2Ball(float(self.radius)).project(self.w_ - eta * g)
-        if not np.all(np.isfinite(w_new)):
-            raise NumericalError("the OGD iterate is not finite (the step diverged); state unchanged")
-        self.average_ = self.average_ + (self.w_ - self.average_) / t
-        self.w_ = w_new
-        self.t_ = t
+        self._ensure_initialized(copies.shape[1])
+        self._play(np.ascontiguousarray(copies[None]), np.array([yv]), np.zeros((0, copies.shape[1])))
         return self
 
     # -- whole stream --------------------------------------------------------------------
@@ -194,6 +190,12 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         else:
             Xeval = np.zeros((0, arr.shape[2]))
         self._ensure_initialized(arr.shape[2])
+        pred = self._play(arr, yv, Xeval)
+        return pred if clean is not None else None
+
+    def _play(self, arr: np.ndarray, yv: np.ndarray, Xeval: np.ndarray) -> np.ndarray:
+        """Run the compiled loop on validated inputs; commit ``w_``, ``average_``, ``t_`` only if every round is finite."""
+        T = arr.shape[0]
         etas = np.ascontiguousarray(self.step_rule().schedule(self.t_ + 1, T), dtype=np.float64)
         w, avg = self.w_.copy(), self.average_.copy()
         pred = np.zeros(Xeval.shape[0])
@@ -207,5 +209,9 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
                 "no round of the stream was committed (lower the step size)"
             )
         self.w_, self.average_, self.t_ = w, avg, self.t_ + T
-        return pred if clean is not None else None
+        self._committed()
+        return pred
+
+    def _committed(self) -> None:
+        """Hook run after a successful commit (state a subclass keeps beside ``w_``/``average_``)."""
 

@@ -89,7 +89,8 @@ class CovarianceSchedule:
         if self.kind == "sequence":
             if t0 + n > self._seq.shape[0]:
                 raise ParameterError(
-                    f"{self.name} holds covariances for {self._seq.shape[0]} rounds; rounds up to {t0 + n} were asked for"
+                    f"{self.name} holds covariances for {self._seq.shape[0]} rounds; round {self._seq.shape[0] + 1} "
+                    f"has none (rounds up to {t0 + n} were asked for)"
                 )
             part = self._seq[t0 : t0 + n]
             if part.ndim == 2:

@@ -6,12 +6,17 @@ import numpy as np
 
 from nolo._validation import check_scalar
 from nolo.exceptions import NumericalError, ParameterError
-from nolo.learners.linear._loops import known_cov_diag_loop, known_cov_full_loop
+from nolo.learners.linear._loops import known_cov_diag_loop, known_cov_full_loop, rotate_rows
 from nolo.learners.linear.base import NoisyLinearOGD
 from nolo.learners.linear.covariance import CovarianceSchedule
-from nolo.learners.linear.gradients import known_covariance_gradient, setting2_G
+from nolo.learners.linear.gradients import setting2_G
 
 __all__ = ["KnownCovarianceLinearRegression"]
+
+
+def _rotate_vector(Q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``Q @ v`` in the fixed summation order of :func:`rotate_rows` (bitwise reproducible)."""
+    return rotate_rows(np.ascontiguousarray(v[None, :]), np.ascontiguousarray(Q.T))[0]
 
 
 class KnownCovarianceLinearRegression(NoisyLinearOGD):
@@ -95,9 +100,6 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
         self._require_initialized("covariance")
         return self._schedule(self.n_features_in_).at(t)
 
-    def _gradient(self, w, copies, y, t):
-        return known_covariance_gradient(w, copies[0], y, self._schedule(self.n_features_in_).at(t))
-
     def _eigenframe(self, S: np.ndarray):
         cache = getattr(self, "_eig_cache", None)
         if cache is not None and cache[0].shape == S.shape and np.array_equal(cache[0], S):
@@ -106,21 +108,43 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
         self._eig_cache = (S.copy(), np.maximum(lam, 0.0), Q)
         return self._eig_cache[1], self._eig_cache[2]
 
+    def _frame_iterates(self, Q: np.ndarray, w: np.ndarray, avg: np.ndarray):
+        """The iterates in the eigenframe of ``Q``: the kept ``frame_w_``/``frame_average_`` when they are the
+        current iterates in this frame (``Q @ frame_w_ == w_`` bitwise), else ``Q^T w_`` and ``Q^T average_``."""
+        fw, fa = getattr(self, "frame_w_", None), getattr(self, "frame_average_", None)
+        if (
+            fw is not None and fa is not None and fw.shape == w.shape and fa.shape == avg.shape
+            and np.array_equal(_rotate_vector(Q, fw), w) and np.array_equal(_rotate_vector(Q, fa), avg)
+        ):
+            return fw.copy(), fa.copy()
+        return _rotate_vector(Q.T, w), _rotate_vector(Q.T, avg)
+
+    def _committed(self) -> None:
+        pending, self._frame_pending = getattr(self, "_frame_pending", None), None
+        if pending is not None:
+            self.frame_w_, self.frame_average_ = pending
+        elif hasattr(self, "frame_w_"):
+            del self.frame_w_, self.frame_average_
+
     def _run_loop(self, copies, y, etas, w, avg, Xeval, pred):
+        self._frame_pending = None
         kind, S = self._schedule(self.n_features_in_).block(int(self.t_), copies.shape[0])
         if kind == "full" and S.shape[0] == 1:
-            # constant full Sigma = Q diag(lam) Q^T: play in the eigenframe, where Sigma is diagonal.  The
-            # projection on the ball commutes with the rotation, so the iterates are exactly Q^T w_t; rotating
-            # the whole stream is one matrix product (BLAS) instead of a d x d matrix-vector product per round.
+            # constant full Sigma = Q diag(lam) Q^T: play in the eigenframe, where Sigma is diagonal (the
+            # projection on the ball commutes with the rotation).  The iterates stay in the eigenframe between
+            # calls (frame_w_, frame_average_; w_ = Q frame_w_) and every row is rotated in one fixed summation
+            # order, so a stream gives the same bits however it is chunked, and per-round learn agrees with it
+            # (issue 14, item 7).
             lam, Q = self._eigenframe(S[0])
-            Cr = np.ascontiguousarray(copies[:, 0, :] @ Q)[:, None, :]
-            Xr = np.ascontiguousarray(Xeval @ Q) if Xeval.shape[0] else Xeval
-            wr, ar = Q.T @ w, Q.T @ avg
+            Cr = rotate_rows(np.ascontiguousarray(copies[:, 0, :]), Q)[:, None, :]
+            Xr = rotate_rows(Xeval, Q) if Xeval.shape[0] else Xeval
+            wr, ar = self._frame_iterates(Q, w, avg)
             status = known_cov_diag_loop(Cr, y, etas, float(self.radius), wr, ar, int(self.t_), lam[None, :], Xr, pred)
-            w[:] = Q @ wr
-            avg[:] = Q @ ar
             if status < 0 and np.all(np.isfinite(copies[-status - 1])) and not np.all(np.isfinite(Cr[-status - 1])):
                 raise NumericalError("rotating the copies to the noise eigenframe overflowed; rescale the inputs")
+            w[:] = _rotate_vector(Q, wr)
+            avg[:] = _rotate_vector(Q, ar)
+            self._frame_pending = (wr, ar)
             return status
         loop = known_cov_diag_loop if kind == "diag" else known_cov_full_loop
         return loop(copies, y, etas, float(self.radius), w, avg, int(self.t_), np.ascontiguousarray(S), Xeval, pred)

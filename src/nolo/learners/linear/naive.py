@@ -5,7 +5,6 @@ from __future__ import annotations
 from nolo._validation import check_scalar
 from nolo.learners.linear._loops import two_copy_loop
 from nolo.learners.linear.base import NoisyLinearOGD
-from nolo.learners.linear.gradients import naive_gradient
 
 __all__ = ["NaiveOGDRegression"]
 
@@ -40,9 +39,6 @@ class NaiveOGDRegression(NoisyLinearOGD):
         Bx = check_scalar(self.x_bound, "x_bound", low=0.0, low_inclusive=False)
         By = check_scalar(self.y_bound, "y_bound", low=0.0)
         return 4.0 * (Bw * Bx + By) ** 2 * Bx**2
-
-    def _gradient(self, w, copies, y, t):
-        return naive_gradient(w, copies[0], y)
 
     def _run_loop(self, copies, y, etas, w, avg, Xeval, pred):
         return two_copy_loop(copies, 0, 0, y, etas, float(self.radius), w, avg, int(self.t_), Xeval, pred)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nolo.learners.linear._loops import two_copy_loop
 from nolo.learners.linear.base import NoisyLinearOGD
-from nolo.learners.linear.gradients import setting1_G, two_copy_gradient
+from nolo.learners.linear.gradients import setting1_G
 
 __all__ = ["TwoCopyLinearRegression"]
 
@@ -35,9 +35,6 @@ class TwoCopyLinearRegression(NoisyLinearOGD):
 
     def variance_constant(self) -> float:
         return setting1_G(self.radius, self.x_bound, self.y_bound)
-
-    def _gradient(self, w, copies, y, t):
-        return two_copy_gradient(w, copies[0], copies[1], y)
 
     def _run_loop(self, copies, y, etas, w, avg, Xeval, pred):
         return two_copy_loop(copies, 0, 1, y, etas, float(self.radius), w, avg, int(self.t_), Xeval, pred)
