@@ -87,3 +87,111 @@ def test_load_rejects_foreign_files(tmp_path):
         Learner.load(p)
     with pytest.raises(PersistenceError, match="no saved learner"):
         Learner.load(tmp_path / "missing.npz")
+
+
+# -- one validation hook: set_params re-checks every Configurable and rolls back -----------------------------
+def _hook_cases():
+    from nolo.kernels import GaussianKernel, GaussianSurrogateKernel, PolynomialKernel, RadialKernelApproximation
+    from nolo.noise import GaussianNoise, UniformNoise
+    from nolo.noise.feedback import FlipChannel
+    from nolo.noise.schedules import PerRoundSchedule
+    from nolo.oco import Box, ConstantStep, InverseSqrtStep, L2Ball, TheoryStep
+
+    return [
+        (PolynomialKernel(2), {"degree": 0}),
+        (GaussianKernel(2.0), {"sigma2": -1.0}),
+        (GaussianSurrogateKernel(width=2.0, noise_cov=0.1), {"noise_cov": 5.0}),
+        (RadialKernelApproximation(c=2.0, noise_variance=0.1), {"c": -1.0}),
+        (GaussianNoise(0.5), {"std": -1.0}),
+        (UniformNoise(1.0), {"half_width": float("nan")}),
+        (PerRoundSchedule([GaussianNoise(0.5)]), {"order": "sequential"}),
+        (FlipChannel(0.1, 0.2), {"rho0": 0.9}),
+        (ConstantStep(0.1), {"eta": 0.0}),
+        (InverseSqrtStep(1.0), {"eta0": -2.0}),
+        (TheoryStep(1.0, 1.0, 10), {"T": 0}),
+        (L2Ball(1.0), {"radius": -1.0}),
+        (Box(-1.0, 1.0), {"low": 2.0}),
+    ]
+
+
+@pytest.mark.parametrize("obj,bad", _hook_cases(), ids=lambda v: type(v).__name__ if not isinstance(v, dict) else "")
+def test_set_params_rechecks_every_configurable_and_rolls_back(obj, bad):
+    """Before the one hook, set_params on kernels, noise models, steps and projections accepted anything."""
+    before = obj.get_params(deep=False)
+    with pytest.raises(ParameterError, match=next(iter(bad))):
+        obj.set_params(**bad)
+    after = obj.get_params(deep=False)
+    assert after.keys() == before.keys()
+    for k in before:
+        assert repr(after[k]) == repr(before[k])
+
+
+def test_set_params_rollback_restores_private_caches():
+    from nolo.learners.kernel import CleanKernelOGD
+
+    m = CleanKernelOGD(kernel="polynomial", eta=0.1)
+    m.learn([1.0, 0.5], 0.3)
+    kernel_obj, state = m._kernel, {k: v for k, v in vars(m).items()}
+    with pytest.raises(ParameterError, match="eta"):
+        m.set_params(kernel="linear", eta=-1.0)
+    assert m.kernel == "polynomial" and m._kernel is kernel_obj
+    assert set(vars(m)) == set(state)
+
+
+def test_set_params_rejects_nan_seed_and_truthy_flags():
+    from nolo.learners import ProjectedOGD
+    from nolo.learners.kernel import NoisyKernelLearner
+    from nolo.learners.linear import TwoCopyLinearRegression
+    from nolo.sklearn_api import NoisyKernelRegressor, TwoCopyRegressor
+
+    for m in (ProjectedOGD(), TwoCopyLinearRegression(step=0.1), NoisyKernelLearner(), NoisyKernelRegressor(),
+              TwoCopyRegressor()):
+        with pytest.raises(ParameterError, match="seed"):
+            m.set_params(seed=float("nan"))
+        assert m.seed is None
+    with pytest.raises(ParameterError, match="skip_zero_terms"):
+        NoisyKernelLearner().set_params(skip_zero_terms="yes")
+    with pytest.raises(ParameterError, match="combine_copies"):
+        TwoCopyRegressor().set_params(combine_copies=1)
+    with pytest.raises(ParameterError, match="shuffle"):
+        NoisyKernelRegressor().set_params(shuffle="no")
+
+
+# -- one registry helper ----------------------------------------------------------------------------------------
+def test_registry_lists_allowed_names_and_refuses_duplicates():
+    from nolo._registry import Registry
+
+    r = Registry("widget")
+    r.register("a", 1)
+
+    @r.register("b")
+    class B:
+        pass
+
+    r.register("bee", B, alias=True)
+    assert r.get("b") is B and r.get("bee") is B
+    assert r.names() == ("a", "b") and r.all_names() == ("a", "b", "bee") and "bee" in r
+    with pytest.raises(ParameterError, match=r"widget must be one of 'a', 'b', got 'c'"):
+        r.get("c")
+    with pytest.raises(ParameterError, match="kind must be one of"):
+        r.get(["unhashable"], "kind")
+    with pytest.raises(ParameterError, match="already registered"):
+        r.register("a", 2)
+    r.register("a", 2, replace=True)
+    assert r["a"] == 2
+
+
+def test_losses_kernels_and_config_classes_use_the_registry():
+    from nolo._config import CLASSES
+    from nolo._registry import Registry
+    from nolo.kernels import KERNELS, get_kernel
+    from nolo.losses import LOSSES, get_loss
+
+    assert isinstance(LOSSES, Registry) and isinstance(KERNELS, Registry) and isinstance(CLASSES, Registry)
+    assert "smoothed_hinge" in LOSSES.names() and type(get_loss("logistic")).__name__ == "Logistic"
+    assert type(get_kernel("rbf")).__name__ == "GaussianKernel"
+    with pytest.raises(ParameterError, match="kernel must be one of 'linear'"):
+        get_kernel("cosine")
+    with pytest.raises(ParameterError, match="name must be one of 'squared'"):
+        get_loss("huber")
+    assert "nolo.learners.ogd.ProjectedOGD" in CLASSES

@@ -173,7 +173,7 @@ class GaussianSurrogateKernel(SurrogateKernelPair):
         lmax = float(np.max(lam))
         if not 2.0 * lmax < s2:
             raise ParameterError(
-                f"the Gaussian surrogate kernel needs 2 * max noise variance < width (s^2) strictly "
+                f"noise_cov and width: the Gaussian surrogate kernel needs 2 * max noise variance < width (s^2) strictly "
                 f"(CSS11 eq. (5), Theorem 3): got 2 * {lmax:.6g} = {2 * lmax:.6g} >= width = {s2:.6g}; "
                 "use a wider kernel or less noise"
             )
