@@ -43,6 +43,46 @@ def test_eq7_corrected_one_dimensional_integral(v, t):
     assert k.validate(1) is None
 
 
+@pytest.mark.parametrize("v,t", [(0.2, 0.7), (0.8, -1.1), (1.4, 0.3)])
+def test_eq7_corrected_closed_form_and_monte_carlo(v, t):
+    """E11 checked without quadrature: the Gaussian convolution identity and the library kernel by Monte Carlo.
+
+    For z ~ N(0, v) and c > 0, E exp(-(t - z)^2 / c) = sqrt(c / (c + 2v)) exp(-t^2 / (c + 2v)) (complete the
+    square).  With c = s^2 - 2v the corrected per-coordinate factor sqrt(s^2 / (s^2 - 2v)) cancels the first
+    term and c + 2v = s^2, so the expectation is exp(-t^2/s^2) exactly.
+    """
+    s2 = 3.0
+    c = s2 - 2 * v
+    closed = math.sqrt(s2 / c) * math.sqrt(c / (c + 2 * v)) * math.exp(-t * t / (c + 2 * v))
+    assert closed == pytest.approx(math.exp(-t * t / s2), rel=1e-14)
+    # the kernel object, by Monte Carlo: k_hat(t, 0 + z) averages to k(t, 0)
+    rng = np.random.default_rng(11)
+    z = rng.standard_normal(400_000) * math.sqrt(v)
+    k = GaussianSurrogateKernel(width=s2, noise_cov=v)
+    vals = k.surrogate_pairs(np.full((z.size, 1), t), z[:, None])
+    assert abs(zscores(vals, math.exp(-t * t / s2))[0]) <= 4
+
+
+def test_eq7_printed_per_coordinate_factor_fails_negative_control():
+    """The printed eq. (7) normalises every coordinate by R^(2/d) (the geometric mean of the factors); for
+    unequal variances a coordinate's surrogate is then biased: z far beyond any noise level, while the corrected
+    factor (the library's) is unbiased on the same draws."""
+    s2, var, t = 3.0, np.array([0.2, 1.4]), 0.5
+    factors = np.sqrt(s2 / (s2 - 2 * var))
+    printed_factor = float(np.prod(factors)) ** (1.0 / var.size)  # R^(2/d)
+    rng = np.random.default_rng(12)
+    z = rng.standard_normal(200_000) * math.sqrt(var[0])
+    core = np.exp(-((t - z) ** 2) / (s2 - 2 * var[0]))
+    target = math.exp(-t * t / s2)
+    assert abs(zscores(factors[0] * core, target)[0]) <= 4
+    assert abs(zscores(printed_factor * core, target)[0]) >= 20
+    lib = GaussianSurrogateKernel(width=s2, noise_cov=var)
+    X = np.column_stack([z, np.zeros_like(z)])
+    A = np.tile([t, 0.0], (z.size, 1))
+    # the library's 2-d kernel factorises into the corrected per-coordinate factors
+    np.testing.assert_allclose(lib.surrogate_pairs(A, X), factors[0] * core * factors[1], rtol=1e-12)
+
+
 def test_gaussian_surrogate_unbiased_diagonal_and_full_and_naive_biased():
     rng = np.random.default_rng(5)
     n, s2 = 200_000, 3.0
