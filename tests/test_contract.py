@@ -195,3 +195,47 @@ def test_losses_kernels_and_config_classes_use_the_registry():
     with pytest.raises(ParameterError, match="name must be one of 'squared'"):
         get_loss("huber")
     assert "nolo.learners.ogd.ProjectedOGD" in CLASSES
+
+
+# -- every public learner of the core has a Parameters section and a runnable example -----------------------------
+def _core_learners():
+    from nolo.learners import ProjectedOGD
+    from nolo.learners.css11_kernel import GaussianNoiseKernelRegression, KernelOGDRegression
+    from nolo.learners.kernel import CleanKernelOGD, NaiveKernelOGD, NoisyKernelLearner
+    from nolo.learners.linear import KnownCovarianceLinearRegression, NaiveOGDRegression, TwoCopyLinearRegression
+    from nolo.sklearn_api import (
+        GaussianNoiseKernelRegressor,
+        KnownCovarianceRegressor,
+        NoisyKernelClassifier,
+        NoisyKernelRegressor,
+        TwoCopyRegressor,
+    )
+
+    return [ProjectedOGD, TwoCopyLinearRegression, KnownCovarianceLinearRegression, NaiveOGDRegression,
+            NoisyKernelLearner, CleanKernelOGD, NaiveKernelOGD, GaussianNoiseKernelRegression, KernelOGDRegression,
+            NoisyKernelRegressor, NoisyKernelClassifier, TwoCopyRegressor, KnownCovarianceRegressor,
+            GaussianNoiseKernelRegressor]
+
+
+@pytest.mark.parametrize("cls", _core_learners(), ids=lambda c: c.__name__)
+def test_docstring_has_parameters_and_a_passing_example(cls):
+    import doctest
+
+    doc = cls.__doc__ or ""
+    assert "Parameters\n    ----------" in doc and "Examples\n    --------" in doc and ">>> " in doc
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    tests = finder.find(cls, cls.__name__, globs={})
+    assert tests and tests[0].examples
+    for t in tests:
+        runner.run(t)
+    assert runner.failures == 0, f"{runner.failures} failing example(s) in {cls.__name__}'s docstring"
+
+
+@pytest.mark.parametrize("module", ["nolo._registry", "nolo.oco.projected_step", "nolo.kernels.compiled"])
+def test_module_examples_run(module):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert res.attempted > 0 and res.failed == 0

@@ -172,6 +172,20 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
 
     State: ``support_`` (stored first copies, in the kernel's frame),
     ``alpha_``, ``norm2_`` (``r_t``), ``t_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.kernels import GaussianSurrogateKernel
+    >>> from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(400, 2))
+    >>> y = np.sin(2 * X[:, 0]) + X[:, 1]
+    >>> copies = X[:, None, :] + 0.3 * rng.normal(size=(400, 2, 2))  # two copies, noise variance 0.09
+    >>> A = GaussianNoiseKernelRegression(kernel=GaussianSurrogateKernel(width=2.0, noise_cov=0.09), W=3.0, step=0.05)
+    >>> A.learn_stream(copies, y)
+    >>> A.n_support, round(float(np.mean((A.predict(X) - y) ** 2)), 3)  # Var(y) = 0.826
+    (400, 0.028)
     """
 
     copies_per_round = 2
@@ -293,8 +307,29 @@ class KernelOGDRegression(_KernelOGDBase, FullInformationLearner):
     is the clean-data reference of the kernel-noise experiment.  Only the
     pair's original kernel is used (its noise parameters are ignored).
 
-    Parameters: ``kernel`` (SurrogateKernelPair), ``W`` (> 0), ``step``
-    (positive number or step rule), ``seed``.
+    Parameters
+    ----------
+    kernel : SurrogateKernelPair
+        Only its original kernel ``k`` is used.
+    W : float > 0
+        Bound on the RKHS norm (``||w||^2 <= W^2``).
+    step : float or StepRule
+        Step sizes.
+    seed : None, int, SeedSequence or Generator
+        Unused (deterministic); kept for the learner contract.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.kernels import GaussianSurrogateKernel
+    >>> from nolo.learners.css11_kernel import KernelOGDRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(400, 2))
+    >>> y = np.sin(2 * X[:, 0]) + X[:, 1]
+    >>> B = KernelOGDRegression(kernel=GaussianSurrogateKernel(width=2.0), W=3.0, step=0.05)
+    >>> B.learn_stream(X, y)  # clean instances: the reference
+    >>> round(float(np.mean((B.predict(X) - y) ** 2)), 3)
+    0.014
     """
 
     def __init__(self, kernel=None, W=1.0, step=0.01, seed=None):

@@ -127,6 +127,17 @@ class ProjectedOGD(AveragedLinearPredictor, FullInformationLearner):
     The round with an explicit gradient is :meth:`gradient_step` (the name
     ``step`` is taken by the step-rule parameter); :meth:`play_linear` plays a
     whole sequence of linear losses, compiled.
+
+    Examples
+    --------
+    One round of the squared loss on ``x = (1, 2)``, ``y = 3`` from ``w_1 = 0``:
+    ``w_2 = Pi(0 - 0.1 * 2 (0 - 3) x) = Pi((0.6, 1.2))``, projected on the unit ball.
+
+    >>> from nolo.learners import ProjectedOGD
+    >>> from nolo.oco import L2Ball
+    >>> m = ProjectedOGD(loss="squared", step=0.1, constraint=L2Ball(1.0)).learn([1.0, 2.0], 3.0)
+    >>> m.w_.round(4), m.t_
+    (array([0.4472, 0.8944]), 1)
     """
 
     def __init__(self, loss="squared", step=None, constraint=None, seed=None):

@@ -156,11 +156,37 @@ class _CSS10Estimator(Configurable):
 class NoisyKernelRegressor(RegressorMixin, _CSS10Estimator):
     """Kernel regression from repeated noisy measurements with unknown noise (CSS10 Algorithm 1; see the module docstring).
 
-    Parameters: ``kernel`` (name or :mod:`nolo.kernels` object), ``loss``
-    (default ``"squared"``; any analytic regression loss, e.g.
-    ``"smoothed_absolute"``), ``p``, ``B_w``, ``step``, ``eta`` (see
-    :class:`nolo.learners.kernel.NoisyKernelLearner`), ``shuffle``,
-    ``on_exhausted`` ("drop" or "raise"), ``seed``.
+    Parameters
+    ----------
+    kernel : str or kernel object
+        Name (``"linear"``, ``"polynomial"``, ``"gaussian"``, ...) or a :mod:`nolo.kernels` object.
+    loss : str, Loss or None
+        Default ``"squared"``; any analytic regression loss (e.g. ``"smoothed_absolute"``).
+    p, B_w, step, eta
+        As for :class:`nolo.learners.kernel.NoisyKernelLearner`.
+    shuffle : bool
+        Visit the items in a seeded random order.
+    on_exhausted : "drop" or "raise"
+        What to do when an item has fewer measurements than an estimate asks for.
+    seed : None, int, SeedSequence or Generator
+        The order and the learner's randomness.
+
+    A call that raises (bad input, an exhausted pool with ``"raise"``) leaves
+    the fitted estimator unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))                                 # the hidden clean items
+    >>> y = X @ np.array([1.0, -0.5])
+    >>> measurements = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy measurements each
+    >>> from nolo.sklearn_api import NoisyKernelRegressor
+    >>> est = NoisyKernelRegressor(kernel="linear", seed=0).fit(measurements, y)
+    >>> est.n_items_seen_, est.shortfall_rate_
+    (200, 0.0)
+    >>> round(est.score(X, y), 2)  # R^2 on the clean items
+    0.55
     """
 
     default_loss = "squared"
@@ -191,7 +217,26 @@ class NoisyKernelClassifier(ClassifierMixin, _CSS10Estimator):
 
     ``loss`` defaults to ``"smoothed_hinge"`` (any analytic classification
     loss: ``"exponential"``, ``"logistic"``, ...).  Labels may be any two
-    values; ``classes_[1]`` is the positive class.
+    values; ``classes_[1]`` is the positive class.  ``partial_fit(X, y,
+    classes=[a, b])`` accepts a first batch holding one class (scikit-learn's contract).
+
+    Parameters
+    ----------
+    kernel, loss, p, B_w, step, eta, shuffle, on_exhausted, seed
+        As for :class:`NoisyKernelRegressor` (``loss`` defaults to ``"smoothed_hinge"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))                                 # the hidden clean items
+    >>> y = X @ np.array([1.0, -0.5])
+    >>> measurements = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy measurements each
+    >>> from nolo.sklearn_api import NoisyKernelClassifier
+    >>> labels = np.where(y > 0, "up", "down")
+    >>> clf = NoisyKernelClassifier(kernel="linear", seed=0).fit(measurements, labels)
+    >>> [str(c) for c in clf.classes_], round(clf.score(X, labels), 2)
+    (['down', 'up'], 0.95)
     """
 
     default_loss = "smoothed_hinge"

@@ -156,9 +156,31 @@ class _LinearRegressorMixin:
 class TwoCopyRegressor(_LinearRegressorMixin, _CSS11Regressor):
     """CSS11 Setting 1 (Algorithm 1 left) as an estimator: needs ``m >= 2`` measurements per item, no noise model.
 
-    Parameters: ``radius`` (``B_w``), ``step`` (None: theory step from sample
-    moments), ``combine_copies``, ``shuffle``, ``seed``.  Fitted: ``coef_``
-    (online-to-batch average), ``learner_`` (:class:`TwoCopyLinearRegression`).
+    Parameters
+    ----------
+    radius : float > 0
+        ``B_w``, the bound on ``||w||``.
+    step : float, StepRule or None
+        ``None``: the theory step from the sample moments (``T = n``).
+    combine_copies : bool
+        Average each half of the ``m`` copies into one view (see the module docstring).
+    shuffle : bool
+        Visit the items in a seeded random order.
+    seed : None, int, SeedSequence or Generator
+
+    Fitted: ``coef_`` (online-to-batch average), ``learner_`` (:class:`TwoCopyLinearRegression`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))                                 # the hidden clean items
+    >>> y = X @ np.array([1.0, -0.5])
+    >>> measurements = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy measurements each
+    >>> from nolo.sklearn_api import TwoCopyRegressor
+    >>> est = TwoCopyRegressor(radius=2.0, seed=0).fit(measurements, y)
+    >>> est.coef_.round(2), round(est.score(X, y), 2)
+    (array([ 0.82, -0.39]), 0.96)
     """
 
     min_copies = 2
@@ -180,9 +202,26 @@ class TwoCopyRegressor(_LinearRegressorMixin, _CSS11Regressor):
 class KnownCovarianceRegressor(_LinearRegressorMixin, _CSS11Regressor):
     """CSS11 Setting 2 (Algorithm 1 right, correction ``-2 Sigma w``) as an estimator.
 
-    Parameters: ``noise_cov`` (covariance of *one* measurement: scalar,
-    variances or matrix), ``radius``, ``step``, ``combine_copies`` (average
-    the ``m`` copies and use ``Sigma/m``), ``shuffle``, ``seed``.
+    Parameters
+    ----------
+    noise_cov : float, array (d,) or (d, d)
+        Covariance of *one* measurement: a scalar variance, variances or a matrix.
+    radius, step, shuffle, seed
+        As for :class:`TwoCopyRegressor`.
+    combine_copies : bool
+        Average the ``m`` copies and use ``Sigma / m``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))                                 # the hidden clean items
+    >>> y = X @ np.array([1.0, -0.5])
+    >>> measurements = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy measurements each
+    >>> from nolo.sklearn_api import KnownCovarianceRegressor
+    >>> est = KnownCovarianceRegressor(noise_cov=0.09, radius=2.0, seed=0).fit(measurements, y)
+    >>> est.coef_.round(2)
+    array([ 0.72, -0.35])
     """
 
     copies_fix_noise = True
@@ -219,6 +258,18 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
     W : bound on the surrogate-RKHS norm.
     step : float or None (theory step with sample ``B_y`` and ``T = n``).
     combine_copies, shuffle, seed : see the module docstring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))                                 # the hidden clean items
+    >>> y = X @ np.array([1.0, -0.5])
+    >>> measurements = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy measurements each
+    >>> from nolo.sklearn_api import GaussianNoiseKernelRegressor
+    >>> est = GaussianNoiseKernelRegressor(width=4.0, noise_cov=0.09, W=10.0, seed=0).fit(measurements, y)
+    >>> round(est.score(X, y), 2)
+    0.81
     """
 
     min_copies = 2

@@ -140,6 +140,23 @@ class NoisyKernelLearner(NoisyInputLearner):
     copies_, coef_, shift_, count_, log_scale_ :
         The support, bucketed by degree (see :mod:`nolo.learners.kernel._support`),
         and the global scale of the projections.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.kernels import PolynomialKernel
+    >>> from nolo.learners.kernel import NoisyKernelLearner
+    >>> from nolo.noise import GaussianNoise, Oracle
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2)) / 2
+    >>> y = X[:, 0] * X[:, 1] + X[:, 0]
+    >>> L = NoisyKernelLearner(PolynomialKernel(2), "squared", p=2.0, eta=0.05, seed=0)
+    >>> for x_t, y_t in zip(X, y):
+    ...     L = L.learn(Oracle(x_t, GaussianNoise(0.1), rng), y_t)  # the learner sees x_t only through copies
+    >>> L.t_, L.queries_
+    (300, 320)
+    >>> L.predict(X[:2]).shape
+    (2,)
     """
 
     def __init__(

@@ -113,9 +113,33 @@ class CleanKernelOGD(_KernelOGDMixin, FullInformationLearner):
     or ``-eta_t l'(<w_t, Psi(x_t)> - y)`` (regression), stored with ``x_t``;
     projection onto ``||w||^2 <= B_w`` by rescaling.
 
-    Parameters: ``kernel`` (any :class:`nolo.kernels.Kernel` or name),
-    ``loss`` (Loss or name; any differentiable loss), ``B_w`` (squared-norm
-    bound or None), ``step`` ("sqrt" or "constant" or a StepRule), ``eta``, ``seed``.
+    Parameters
+    ----------
+    kernel : Kernel or str
+        Any :class:`nolo.kernels.Kernel` or its name (``"polynomial"``, ``"gaussian"``, ...).
+    loss : Loss or str
+        Any differentiable :mod:`nolo.losses` loss or its name.
+    B_w : float > 0 or None
+        Bound on the squared RKHS norm (``None``: no projection).
+    step : "sqrt", "constant" or StepRule
+        ``eta / sqrt(t)``, ``eta``, or a :mod:`nolo.oco` step rule.
+    eta : float > 0
+        Step scale.
+    seed : None, int, SeedSequence or Generator
+        Unused (deterministic); kept for the learner contract.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.learners.kernel import CleanKernelOGD
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2)) / 2
+    >>> y = X[:, 0] * X[:, 1] + X[:, 0]
+    >>> C = CleanKernelOGD("polynomial", "squared", eta=0.1)
+    >>> for x_t, y_t in zip(X, y):
+    ...     C = C.learn(x_t, y_t)
+    >>> round(float(np.mean((C.predict(X) - y) ** 2)), 3)  # Var(y) = 0.33
+    0.012
     """
 
     def __init__(self, kernel="polynomial", loss="squared", B_w=None, step="sqrt", eta: float = 0.05, seed=None):
@@ -149,6 +173,22 @@ class NaiveKernelOGD(_KernelOGDMixin, NoisyInputLearner):
     kernel with a linear loss this is unbiased; otherwise it converges to the
     wrong predictor, and by CSS10 Theorem 3 no single-copy learner can do
     better in general.
+
+    Parameters
+    ----------
+    kernel, loss, B_w, step, eta, seed
+        As for :class:`CleanKernelOGD`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.learners.kernel import NaiveKernelOGD
+    >>> from nolo.noise import GaussianNoise, Oracle
+    >>> rng = np.random.default_rng(0)
+    >>> N = NaiveKernelOGD("polynomial", "squared", eta=0.1)
+    >>> N = N.learn(Oracle(np.array([0.5, -1.0]), GaussianNoise(0.1), rng), 0.3)
+    >>> N.t_, N.size_  # one round, one stored (noisy) point
+    (1, 1)
     """
 
     def __init__(self, kernel="polynomial", loss="squared", B_w=None, step="sqrt", eta: float = 0.05, seed=None):

@@ -42,7 +42,24 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
         ``B_Sigma >= ||Sigma_t||`` (spectral norm) for the theory step;
         computed from a constant or a sequence when omitted.
     radius, step, x_bound, y_bound, horizon, seed
-        See :class:`nolo.learners.linear.base.NoisyLinearOGD`.
+        As for :class:`nolo.learners.linear.TwoCopyLinearRegression`.
+
+    A constant full ``Sigma`` is played in its eigenframe (state
+    ``frame_w_``, ``frame_average_``; ``w_`` is their rotation back), so a
+    stream gives the same bits however it is split into calls (issue 14).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.learners.linear import KnownCovarianceLinearRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(5000, 3))
+    >>> y = X @ np.array([0.5, -0.3, 0.2])
+    >>> copies = X[:, None, :] + 0.7 * rng.normal(size=(5000, 2, 3))  # two noisy copies per round, variance 0.49
+    >>> m = KnownCovarianceLinearRegression(noise_cov=0.49, radius=1.0, step=0.01)
+    >>> m.learn_stream(copies[:, :1], y)
+    >>> m.average_.round(2)  # the online-to-batch average
+    array([ 0.5, -0.3,  0.2])
     """
 
     copies_per_round = 1

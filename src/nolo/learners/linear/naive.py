@@ -22,6 +22,24 @@ class NaiveOGDRegression(NoisyLinearOGD):
     With ``step=None`` the step is ``B_w / sqrt(G T)`` with the deterministic
     bound ``G = 4 (B_w B_x + B_y)^2 B_x^2`` (``x_bound``/``y_bound`` bound the
     noisy copy and target almost surely).
+
+    Parameters
+    ----------
+    radius, step, x_bound, y_bound, horizon, seed
+        As for :class:`nolo.learners.linear.TwoCopyLinearRegression`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.learners.linear import NaiveOGDRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(5000, 3))
+    >>> y = X @ np.array([0.5, -0.3, 0.2])
+    >>> copies = X[:, None, :] + 0.7 * rng.normal(size=(5000, 2, 3))  # two noisy copies per round, variance 0.49
+    >>> m = NaiveOGDRegression(radius=1.0, step=0.01)
+    >>> m.learn_stream(copies[:, :1], y)
+    >>> m.average_.round(2)  # the online-to-batch average: shrunk by 1/(1 + 0.49), the attenuation bias
+    array([ 0.34, -0.2 ,  0.14])
     """
 
     copies_per_round = 1

@@ -20,7 +20,32 @@ class TwoCopyLinearRegression(NoisyLinearOGD):
     erratum E10: the printed ``4(...)`` is not a bound), and the expected
     regret on the clean data is at most ``B_w sqrt(G T)`` (:meth:`regret_bound`).
 
-    Parameters: see :class:`nolo.learners.linear.base.NoisyLinearOGD`.
+    Parameters
+    ----------
+    radius : float
+        ``B_w > 0``, the radius of the ball of predictors (a bound on ``||w||``).
+    step : StepRule, float or None
+        Step sizes; ``None`` uses the theory step ``B_w / sqrt(G T)`` (needs
+        ``x_bound``, ``y_bound``, ``horizon``).
+    x_bound, y_bound : float or None
+        ``B_x``, ``B_y`` with ``E||x~||^2 <= B_x^2`` and ``E y~^2 <= B_y^2``.
+    horizon : int or None
+        ``T``, the number of rounds the theory step is tuned for.
+    seed : None, int, SeedSequence or Generator
+        Unused (deterministic given the copies); kept for the learner contract.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.learners.linear import TwoCopyLinearRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(5000, 3))
+    >>> y = X @ np.array([0.5, -0.3, 0.2])
+    >>> copies = X[:, None, :] + 0.7 * rng.normal(size=(5000, 2, 3))  # two noisy copies per round, variance 0.49
+    >>> m = TwoCopyLinearRegression(radius=1.0, step=0.01)
+    >>> m.learn_stream(copies, y)
+    >>> m.average_.round(2)  # the online-to-batch average
+    array([ 0.51, -0.29,  0.2 ])
     """
 
     copies_per_round = 2
