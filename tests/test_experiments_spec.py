@@ -64,7 +64,7 @@ CASES = [
      ["unknown parameter", "radius, step, x_bound, y_bound, horizon, seed"]),
     (lambda d: d["learners"][1].update({"class": "nolo.experiments.demo.Nope"}), "learners[1].class",
      ["unknown class"]),
-    (lambda d: d["learners"][1].update({"class": "nolo.oco.ogd.ProjectedOGD"}), "learners[1].class",
+    (lambda d: d["learners"][1].update({"class": "nolo.learners.ogd.ProjectedOGD"}), "learners[1].class",
      ["'full_information'", "'noisy_input'"]),
     (lambda d: d["learners"][1].update(name="unbiased"), "learners", ["unique", "unbiased"]),
     (lambda d: d["learners"][0].pop("name"), "learners[0].name", ["required"]),
@@ -150,7 +150,7 @@ def _ogd_spec(constraint):
         "name": "ogd", "protocol": "full_information", "rounds": 50, "record_every": 10, "loss": "logistic",
         "regret": {"radius": 2.0},
         "environment": {"generator": "linear_classification", "params": {"d": 3}},
-        "learners": [{"name": "ogd", "class": "nolo.oco.ProjectedOGD",
+        "learners": [{"name": "ogd", "class": "nolo.learners.ProjectedOGD",
                       "params": {"loss": "logistic", "step": 0.5, "constraint": constraint}}],
     }
 
