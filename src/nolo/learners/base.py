@@ -297,6 +297,26 @@ def _compare_array(cls: type, key: str, a: Any, ref: np.ndarray, growing: tuple[
     _check_finite_array(key, a)
 
 
+def _check_growth_groups(reference: dict[str, Any], loaded: dict[str, Any], declared: dict) -> None:
+    """Arrays that grow together keep equal lengths: those declared growing on an axis (per axis), and those
+    whose first axis is empty in a fresh instance (a support and its coefficients)."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for key, ref in reference.items():
+        if not isinstance(ref, np.ndarray):
+            continue
+        for ax in declared.get(key, ()):
+            groups.setdefault(("declared", ax), []).append(key)
+        if ref.ndim and ref.shape[0] == 0 and 0 not in declared.get(key, ()):
+            groups.setdefault(("empty", 0), []).append(key)
+    for (_, ax), keys in groups.items():
+        arrs = [loaded.get(k) for k in keys]
+        if not all(isinstance(a, np.ndarray) and a.ndim > ax for a in arrs):
+            continue  # reported by the per-array checks
+        lengths = {k: a.shape[ax] for k, a in zip(keys, arrs)}
+        if len(set(lengths.values())) > 1:
+            raise PersistenceError(f"state arrays {sorted(lengths)} grow together but have lengths {lengths} on axis {ax}")
+
+
 def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any]) -> None:
     """Raise PersistenceError unless ``loaded`` has the keys, types, dtypes, shapes and layout of ``reference``."""
     extra = sorted(set(loaded) - set(reference))
@@ -307,6 +327,7 @@ def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any])
             + (f"; unexpected {extra}" if extra else "") + (f"; missing {missing}" if missing else "")
         )
     growing_decl = getattr(cls, "_growing_state", {})
+    _check_growth_groups(reference, loaded, growing_decl)
     for key, ref in reference.items():
         v = loaded[key]
         if isinstance(ref, np.ndarray):
@@ -318,8 +339,8 @@ def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any])
             if not isinstance(v, (bool, np.bool_)):
                 raise PersistenceError(f"state attribute {key!r} must be a bool, got {v!r:.80}")
         elif _is_int(ref):
-            if not _is_int(v) or v < 0:
-                raise PersistenceError(f"state attribute {key!r} must be an integer >= 0, got {v!r:.80}")
+            if not _is_int(v) or not 0 <= v < 2**63:
+                raise PersistenceError(f"state attribute {key!r} must be an integer in [0, 2**63), got {v!r:.80}")
         elif isinstance(ref, (float, np.floating)):
             if not _is_real(v) or not np.isfinite(v):
                 raise PersistenceError(f"state attribute {key!r} must be a finite real number, got {v!r:.80}")
