@@ -20,7 +20,7 @@ _COMMON = dict(
 )
 settings.register_profile("ci", max_examples=int(os.environ.get("NOLO_FUZZ_EXAMPLES", 6)),
                           phases=[Phase.explicit, Phase.generate], **_COMMON)
-settings.register_profile("long", max_examples=int(os.environ.get("NOLO_FUZZ_EXAMPLES", 90)),
+settings.register_profile("long", max_examples=int(os.environ.get("NOLO_FUZZ_EXAMPLES", 100)),
                           phases=[Phase.explicit, Phase.generate], **_COMMON)
 settings.load_profile(os.environ.get("NOLO_FUZZ_PROFILE", "ci"))
 

@@ -58,6 +58,10 @@ def run_corpus(name: str, n_bitflips: int = 30) -> tuple[int, collections.Counte
 )
 def test_hostile_files(name):
     rc, counts, failures, crashed_on = run_corpus(name)
+    census = HERE / "census-hostile.json"
+    record = json.loads(census.read_text()) if census.exists() else {}
+    record[name] = {"exit": rc, **counts, "crashed_on": crashed_on}
+    census.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     assert rc == 0, f"the process died (exit {rc}) on case {crashed_on!r}"
     assert not failures, "\n".join(failures[:20])
     assert counts["rejected"] >= 100  # the corpus really ran (and most tamperings are refused)

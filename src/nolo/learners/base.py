@@ -25,6 +25,7 @@ and the allowed domain; a numerical failure inside an update raises
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from pathlib import Path
@@ -258,7 +259,9 @@ class Learner(Configurable):
         }
         if n not in feature_axes:
             raise PersistenceError(f"n_features_in_={n} is the length of no axis of the saved arrays")
-        fresh = type(self)(**self.get_params(deep=False))
+        params = {k: copy.deepcopy(v) if isinstance(v, np.random.Generator) else v
+                  for k, v in self.get_params(deep=False).items()}  # initialising must not advance a loaded generator
+        fresh = type(self)(**params)
         fresh.initialize(n)
         return fresh._get_state()
 
