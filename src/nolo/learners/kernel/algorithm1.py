@@ -159,6 +159,8 @@ class NoisyKernelLearner(NoisyInputLearner):
     (2,)
     """
 
+    _growing_state = {"shift_": (0,), "count_": (0,)}  # one entry per degree bucket (Learner.load's shape check)
+
     def __init__(
         self,
         kernel="polynomial",
