@@ -7,7 +7,6 @@ import pandas as pd
 
 from nolo.experiments import Claim, ExperimentResult, PaperRow, experiment
 from nolo.experiments.am import _common as C
-from nolo.experiments.sweep import run_map
 from nolo.learners.bandit import RCNBF, ClassificationBandit
 from nolo.noise_rates import NREst
 
@@ -52,8 +51,7 @@ def noise_rates(ctx):
     block = 10_000 if ctx.quick else 100_000
     tasks = [{"dataset": d, "rho0": r0, "rho1": r1, "seed": int(s), "block": block, "quick": bool(ctx.quick)}
              for d in datasets for (r0, r1) in C.SETTINGS for s in ctx.seeds]
-    frames = run_map(estimate_task, tasks, ctx.runs_dir, name="am_noise_rates", jobs=C.jobs(ctx), backend=ctx.backend,
-                     scheduler=ctx.scheduler, show_progress=ctx.show_progress)
+    frames = ctx.map(estimate_task, tasks, name="am_noise_rates")
     df = pd.concat([f.assign(dataset=t["dataset"], rho0=t["rho0"], rho1=t["rho1"], seed=t["seed"])
                     for t, f in zip(tasks, frames)], ignore_index=True)
     mean = df.groupby(["dataset", "rho0", "rho1"])[["rho0_hat", "rho1_hat", "nrest_seconds", "seconds"]].mean().reset_index()
