@@ -11,10 +11,12 @@ Protocols:
 * ``"noisy_input"`` (CSS10/CSS11): the learner is told ``learn(oracle, y_seen)``,
   where the oracle serves independent noisy copies ``x_t + Z`` of the hidden
   clean ``x_t`` (``stream.noise``, drawn from ``stream.rng``); with pre-drawn
-  copies (``stream.copies``, shape ``(T, m, d)``) and a learner that has a
-  compiled ``learn_stream(copies, y, clean=X)``, the whole stream runs in that
-  compiled loop instead (no per-round Python);
-* ``"full_information"``: ``learn(x_t, y_seen)``;
+  copies (``stream.copies``, shape ``(T, m, d)``) and noisy targets
+  (``stream.seen_y``) a learner that has a compiled
+  ``learn_stream(copies, y, clean=X)`` plays the whole stream in that compiled
+  loop instead (no per-round Python);
+* ``"full_information"``: ``learn(x_t, y_seen)`` (``x_t`` the first pre-drawn
+  copy when the stream has copies; compiled ``learn_stream`` likewise);
 * ``"bandit"`` (AM): delegated to the compiled
   :func:`nolo.learners.bandit.run_stream` on a :class:`BanditStream` (a dataset
   visited in the bandit environment's order, feedback flipped with rates
@@ -88,8 +90,9 @@ class Stream:
 
     ``X`` (T, d) clean instances and ``y`` (T,) clean targets or labels (what the learner is
     scored on).  ``noise`` + ``rng``: the oracle's input noise and its generator (noisy-input
-    protocol); ``copies`` (T, m, d): pre-drawn noisy copies instead (the compiled path).  The
-    learner is told ``seen_y`` if given, else ``y`` corrupted by ``target_noise`` (drawn from
+    protocol); ``copies`` (T, m, d): pre-drawn noisy copies instead (the compiled path; under
+    the full-information protocol the learner takes ``copies[:, 0]`` for the instance -- the naive
+    learner that treats one noisy copy as clean).  The learner is told ``seen_y`` if given, else ``y`` corrupted by ``target_noise`` (drawn from
     ``target_rng``, :func:`nolo.noise.add_target_noise`) if given, else ``y``.
     """
 
@@ -180,11 +183,13 @@ def play(learner, stream, protocol: str, record_every: int | str | Sequence[int]
     Y = np.asarray(stream.y)
     T = stream.rounds
     points = record_points(T, 1 if record_every is None else record_every)
-    compiled = (protocol == "noisy_input" and stream.copies is not None and stream.seen_y is not None
-                and hasattr(learner, "learn_stream") and progress is None)
+    # full information on a stream with copies: the learner takes the first noisy copy for the instance
+    inputs = stream.copies if protocol == "noisy_input" else (X if stream.copies is None else stream.copies[:, 0])
+    compiled = (inputs is not None and stream.seen_y is not None and hasattr(learner, "learn_stream")
+                and progress is None)
     start = time.perf_counter()
     if compiled:
-        margins = np.asarray(learner.learn_stream(stream.copies, stream.seen_y, clean=X), dtype=float)
+        margins = np.asarray(learner.learn_stream(inputs, stream.seen_y, clean=X), dtype=float)
         seconds = time.perf_counter() - start
         clock = np.full(len(points), np.nan)
         losses = np.asarray(loss.loss(margins, Y), dtype=float) if loss is not None else None
@@ -256,7 +261,7 @@ def _loop(learner, stream: Stream, protocol: str, loss, points: np.ndarray, prog
             learner.learn(oracle, y_seen)
             queries[t] = oracle.queries
         else:
-            learner.learn(x, y_seen)
+            learner.learn(x if copies is None else copies[t, 0], y_seen)
         if t + 1 == points[k]:
             clock[k] = time.perf_counter() - start
             k += 1
