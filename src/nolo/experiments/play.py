@@ -115,7 +115,8 @@ class BanditStream:
     """A labelled dataset played for ``rounds`` rounds as AM's noisy bandit feedback stream.
 
     The arguments of :class:`nolo.learners.bandit.ClassificationBandit`: ``order`` ("replace",
-    "permute" or "cycle"), flip rates ``rho0``/``rho1``, the environment's ``seed``.
+    "permute" or "cycle"), flip rates ``rho0``/``rho1``, the environment's ``seed``.  ``log=True``
+    keeps the click log of every round (O(rounds) memory; compiled learners only).
     """
 
     X: Any
@@ -126,6 +127,7 @@ class BanditStream:
     order: str = "replace"
     seed: Any = None
     representation: str = "auto"
+    log: bool = False  # keep every round's (example index, played label, feedback) in PlayResult.extra["log"]
 
 
 @dataclass
@@ -166,6 +168,8 @@ def play(learner, stream, protocol: str, record_every: int | str | Sequence[int]
             return _play_bandit(learner, stream, record_every)
         if learner_protocol != "bandit":
             raise ParameterError(f"{type(learner).__name__} plays the {learner_protocol!r} protocol, not 'bandit'")
+        if stream.log:
+            raise ParameterError("BanditStream(log=True) is kept by the compiled loop of nolo's multiclass learners only")
         return _play_bandit_rounds(learner, stream, record_every, progress)
     if learner_protocol != protocol:
         raise ParameterError(f"{type(learner).__name__} plays the {learner_protocol!r} protocol, not {protocol!r}")
@@ -293,7 +297,7 @@ def _play_bandit(learner, stream: BanditStream, record_every) -> PlayResult:
 
     points = record_points(int(stream.rounds), "log" if record_every is None else record_every)
     r = run_stream(learner, stream.X, stream.y, int(stream.rounds), stream.rho0, stream.rho1, order=stream.order,
-                   seed=stream.seed, checkpoints=points, representation=stream.representation)
+                   seed=stream.seed, checkpoints=points, log=stream.log, representation=stream.representation)
     frame = pd.DataFrame({
         "t": r.checkpoints,
         "mistakes": r.played_mistakes,
