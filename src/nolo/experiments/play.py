@@ -195,7 +195,7 @@ def play(learner, stream, protocol: str, record_every: int | str | Sequence[int]
     if compiled:
         margins = np.asarray(learner.learn_stream(inputs, stream.seen_y, clean=X), dtype=float)
         seconds = time.perf_counter() - start
-        clock = np.full(len(points), np.nan)
+        clock = None  # the compiled loop keeps no clock per row
         losses = np.asarray(loss.loss(margins, Y), dtype=float) if loss is not None else None
         wrong, queries = None, None
         if loss is not None and loss.kind == "classification":
@@ -221,9 +221,18 @@ def play(learner, stream, protocol: str, record_every: int | str | Sequence[int]
         frame["error_rate"] = cm / points
     if queries is not None:
         frame["queries"] = np.cumsum(queries)[idx]
-    frame["time_per_round"] = np.diff(np.concatenate([[0.0], clock])) / np.diff(np.concatenate([[0], points]))
-    frame["elapsed"] = clock
+    frame.update(_timing(points, clock, seconds))
     return PlayResult(pd.DataFrame(frame), seconds, losses, wrong, queries)
+
+
+def _timing(points: np.ndarray, clock: np.ndarray | None, seconds: float) -> dict:
+    """``time_per_round`` (since the previous row) and ``elapsed`` at each row; without a clock per row
+    (compiled loops) the run's mean time per round and its total in the last row."""
+    if clock is None:
+        return {"time_per_round": np.full(points.size, seconds / max(int(points[-1]), 1)),
+                "elapsed": np.where(points == points[-1], seconds, np.nan)}
+    return {"time_per_round": np.diff(np.concatenate([[0.0], clock])) / np.diff(np.concatenate([[0], points])),
+            "elapsed": clock}
 
 
 def _loop(learner, stream: Stream, protocol: str, loss, points: np.ndarray, progress):
@@ -304,9 +313,7 @@ def _play_bandit(learner, stream: BanditStream, record_every) -> PlayResult:
         "error_rate": r.error_rate,
         "greedy_mistakes": r.greedy_mistakes,
         "greedy_error_rate": r.greedy_error_rate,
-        # the compiled loop keeps no clock per checkpoint: the run's mean time per round, its total at the end
-        "time_per_round": np.full(r.checkpoints.size, r.seconds / max(int(stream.rounds), 1)),
-        "elapsed": np.where(r.checkpoints == r.checkpoints[-1], r.seconds, np.nan),
+        **_timing(r.checkpoints, None, r.seconds),
     })
     return PlayResult(frame, r.seconds, extra=dict(r.extra))
 
@@ -344,6 +351,5 @@ def _play_bandit_rounds(learner, stream: BanditStream, record_every, progress) -
     seconds = time.perf_counter() - start
     cm = np.cumsum(wrong)[points - 1]
     frame = pd.DataFrame({"t": points, "mistakes": cm.astype(np.int64), "error_rate": cm / points,
-                          "time_per_round": np.diff(np.concatenate([[0.0], clock])) / np.diff(np.concatenate([[0], points])),
-                          "elapsed": clock})
+                          **_timing(points, clock, seconds)})
     return PlayResult(frame, seconds, wrong=wrong)
