@@ -9,15 +9,10 @@ from nolo.experiments.am import vw as V
 from nolo.learners.bandit import Perceptron, run_stream
 
 
-def test_vw_plays_the_environment_stream():
+def test_stream_draws_are_the_environment_stream():
     X, y = C.load_stream("digits", True)
     r = run_stream(Perceptron(n_classes=10), X, y, 3_000, 0.2, 0.2, seed=1_005, log=True)
-    env = V.environment(X, y, 0.2, 0.2, seed=1_005)
-    idx = []
-    for _ in range(3_000):  # VW's driver: next(), then one feedback draw per round
-        env.next()
-        idx.append(env.current_index)
-        env.feedback(0)
+    idx, _ = V.stream_draws(X.shape[0], 3_000, 1_005)
     assert np.array_equal(idx, r.extra["log"]["index"])
 
 
