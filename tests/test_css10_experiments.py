@@ -48,11 +48,12 @@ def test_tasks_tiny():
 
 
 def test_one_copy_worlds_single_copies_identically_distributed():
-    from nolo.experiments.css10.one_copy import ExactOracle, TwoPointOracle, one_copy_task
+    from nolo.experiments.css10.one_copy import WORLD_NOISE, one_copy_task
+    from nolo.noise import Oracle
 
     rng = np.random.default_rng(0)
-    b = np.concatenate([TwoPointOracle(1.0, rng).query(1)[:, 0] for _ in range(4000)])
-    a = np.concatenate([ExactOracle(rng.choice([3.0, -1.0])).query(1)[:, 0] for _ in range(4000)])
+    b = np.concatenate([Oracle([1.0], WORLD_NOISE["B"](), rng).query(1)[:, 0] for _ in range(4000)])
+    a = np.concatenate([Oracle([rng.choice([3.0, -1.0])], WORLD_NOISE["A"](), rng).query(1)[:, 0] for _ in range(4000)])
     assert set(np.unique(a)) == set(np.unique(b)) == {-1.0, 3.0}
     assert abs(np.mean(a == 3.0) - np.mean(b == 3.0)) < 0.05
     r = one_copy_task("B", "one-copy", 3000, 0)

@@ -183,3 +183,102 @@ def test_nested_component_errors_name_the_nested_field(constraint, path, words):
     assert path in errors, errors
     for w in words:
         assert w in errors[path]
+
+
+# -- the specs shipped with nolo, bandit specs, datasets given by path -----------------------------------
+def _shipped():
+    from pathlib import Path
+
+    import nolo.experiments
+
+    return sorted((Path(nolo.experiments.__file__).parent / "specs").glob("*.yaml"))
+
+
+def test_one_shipped_spec_per_paper_at_least():
+    names = [p.stem for p in _shipped()]
+    for paper in ("css10", "css11", "am", "demo"):
+        assert any(n.startswith(paper) for n in names), names
+
+
+@pytest.mark.parametrize("path", _shipped(), ids=lambda p: p.stem)
+def test_shipped_specs_load_and_run_a_few_rounds(path):
+    from nolo.experiments.runner import run_learner
+
+    spec = ExperimentSpec.from_file(path)
+    small = ExperimentSpec.from_dict({**spec.to_dict(), "rounds": 60, "record_every": 30})
+    for lr in small.learners:
+        frame = run_learner(small, lr.name, 0).frame
+        assert frame["t"].tolist() == [30, 60]
+        metric = "error_rate" if small.protocol == "bandit" else "avg_clean_loss"
+        assert np.isfinite(frame[metric]).all()
+
+
+def _bandit_spec(dataset, **learner_params):
+    return {"name": "b", "protocol": "bandit", "rounds": 3000, "record_every": 1000,
+            "environment": {"dataset": dataset, "params": {"draw": "replace"},
+                            "feedback": {"class": "FlipChannel", "params": {"rho0": 0.1, "rho1": 0.1}}},
+            "learners": [{"name": "bpa", "class": "BPA", "params": {"gamma": 0.05, **learner_params}}]}
+
+
+def test_a_bandit_spec_with_too_few_classes_is_rejected():
+    from nolo.exceptions import ParameterError
+    from nolo.experiments.runner import run_learner
+
+    spec = ExperimentSpec.from_dict(_bandit_spec("digits", n_classes=3))
+    with pytest.raises(ParameterError, match=r"learners\[0\]\.params\.n_classes: 'bpa' has n_classes=3.*10 classes"):
+        run_learner(spec, "bpa", 0)
+
+
+def test_a_bandit_spec_runs_compiled_on_the_environment_stream():
+    # the spec's run is run_stream on the dataset with the run's first spawned generator as environment seed
+    from nolo.datasets import load_dataset
+    from nolo.experiments.runner import _learner_seed, run_learner
+    from nolo.learners.bandit import BPA, run_stream
+    from nolo.random import spawn
+
+    spec = ExperimentSpec.from_dict(_bandit_spec("digits", n_classes=10))
+    frame = run_learner(spec, "bpa", 4).frame
+    X, y = load_dataset("digits")
+    r = run_stream(BPA(n_classes=10, gamma=0.05, seed=_learner_seed(4)), X, y, 3000, 0.1, 0.1,
+                   seed=spawn(4, 4)[0], checkpoints=[1000, 2000, 3000])
+    assert frame["mistakes"].tolist() == r.played_mistakes.tolist()
+
+
+def test_a_dataset_may_be_a_csv_or_libsvm_path(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    from nolo.datasets import load_dataset
+    from nolo.experiments.runner import run_learner
+
+    X, y = load_dataset("iris", normalize=None)
+    csv = tmp_path / "iris.csv"
+    np.savetxt(csv, np.column_stack([X, y]), delimiter=",", fmt="%.6g")
+    svm = tmp_path / "iris.svm"
+    dump_svmlight_file(X, y, str(svm))
+    finals = []
+    for path in (csv, svm):
+        spec = ExperimentSpec.from_dict(_bandit_spec(str(path), n_classes=3))
+        finals.append(run_learner(spec, "bpa", 0).frame["mistakes"].tolist())
+    assert finals[0] == finals[1]  # the same examples, rows scaled to unit norm either way
+    errors, _ = _errors(_bandit_spec(str(tmp_path / "missing.csv"), n_classes=3))
+    assert "no such file" in errors["environment.dataset"]
+    errors, _ = _errors(_bandit_spec("not-a-dataset", n_classes=3))
+    assert "or the path of a .csv or LIBSVM file" in errors["environment.dataset"]
+    errors, _ = _errors({**_bandit_spec("iris", n_classes=3),
+                         "environment": {"dataset": "iris", "params": {"draw": "shuffle"}}})
+    assert "'replace', 'permute', 'cycle'" in errors["environment.params.draw"]
+
+
+def test_a_full_information_spec_on_a_dataset_visits_it_in_order_with_draw_cycle(tmp_path):
+    from test_experiments_runner import _run_keeping_learner  # registers ConstantPredictor
+
+    X = np.array([[1.0], [-1.0], [2.0], [-2.0]])
+    y = np.array([1, 1, 0, 0])
+    path = tmp_path / "four.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%g")
+    spec = ExperimentSpec.from_dict({
+        "name": "c", "protocol": "full_information", "rounds": 8, "record_every": 4,
+        "environment": {"dataset": str(path), "params": {"draw": "cycle", "normalize": None}},
+        "learners": [{"name": "p", "class": "test_experiments_runner.ConstantPredictor", "params": {"w": 1.0}}]})
+    frame, model = _run_keeping_learner(spec, "p", 0)
+    assert model.targets_ == [1.0, 1.0, 0.0, 0.0] * 2

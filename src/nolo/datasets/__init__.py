@@ -6,9 +6,10 @@
 - format readers taking a path: :func:`read_idx` / :func:`load_idx_pair` (MNIST,
   Fashion-MNIST), :func:`load_usps_h5`, :func:`load_svmlight`, :func:`load_csv`;
 - generators: :func:`make_synsep`, :func:`make_synnonsep` (math-notes D);
-- :func:`normalize_rows` (AM's unit-norm rows), :func:`pca_features`;
-- :func:`stream_indices` / :func:`iter_stream_indices`: the order in which a
-  bandit experiment visits the examples.
+- :func:`normalize_rows` (AM's unit-norm rows), :func:`pca_features`.
+
+The order in which an experiment visits a dataset's examples is the bandit
+environment's (:class:`nolo.learners.bandit.ClassificationBandit`).
 """
 
 from nolo.datasets.builtin import load_digits_arrays, load_iris_arrays
@@ -28,7 +29,6 @@ from nolo.datasets.synsep import (
     make_synsep,
     multiclass_margins,
 )
-from nolo.datasets.streams import STREAM_ORDERS, iter_stream_indices, stream_indices
 from nolo.datasets.svmlight import load_svmlight
 from nolo.datasets.tabular import load_csv
 from nolo.datasets.usps import load_usps_h5
@@ -37,7 +37,6 @@ __all__ = [
     "DATASET_OPTIONS",
     "ENV_VAR",
     "REGISTRY",
-    "STREAM_ORDERS",
     "DataDir",
     "DataFormatError",
     "DatasetNotFoundError",
@@ -48,7 +47,6 @@ __all__ = [
     "draw_synsep_prototypes",
     "file_status",
     "get_spec",
-    "iter_stream_indices",
     "load_csv",
     "load_dataset",
     "load_digits_arrays",
@@ -65,6 +63,5 @@ __all__ = [
     "relabel",
     "resolve_data_dir",
     "sha256_file",
-    "stream_indices",
     "write_idx",
 ]

@@ -1,13 +1,17 @@
-"""Experiments: declarative specs, the runner, resumable sweeps, the results store, plots and reports.
+"""Experiments: the registry, the round loop (``play``), resumable sweeps, declarative specs, results, reports.
 
-See ``docs/experiments.md``.  The registry API the paper modules use::
+See ``docs/experiments.md``.  A paper experiment is ``func(ctx)`` registered with :func:`experiment`;
+it maps module-level tasks with ``ctx.map`` and each task plays learners on a stream with
+:func:`play` (the bandit protocol in the compiled :func:`nolo.learners.bandit.run_stream`).
+A spec (``nolo run``) is turned into the same ``play`` call by :mod:`nolo.experiments.runner`::
 
-    from nolo.experiments import experiment, ExperimentResult, Claim, PaperRow
+    from nolo.experiments import experiment, ExperimentResult, Claim, PaperRow, play, Stream, BanditStream
 """
 
 from __future__ import annotations
 
 from nolo.experiments.context import Context
+from nolo.experiments.play import BanditStream, PlayResult, Stream, play
 from nolo.experiments.registry import (
     EXPERIMENT_MODULES,
     PAPERS,
@@ -21,6 +25,7 @@ from nolo.experiments.registry import (
 from nolo.experiments.result import Claim, ExperimentResult, Figure, PaperRow
 
 __all__ = [
+    "BanditStream",
     "EXPERIMENT_MODULES",
     "PAPERS",
     "Claim",
@@ -29,12 +34,15 @@ __all__ = [
     "ExperimentResult",
     "Figure",
     "PaperRow",
+    "PlayResult",
+    "Stream",
     "experiment",
     "get_experiment",
     "get_experiments",
     "load_experiment_modules",
     "register_experiment",
     "load_results",
+    "play",
 ]
 
 

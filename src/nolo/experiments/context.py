@@ -113,20 +113,26 @@ class Context:
             show_progress=self.show_progress,
         )
 
-    def map(self, func: Callable, tasks: list[dict], *, name: str | None = None):
+    @property
+    def shared_runs_dir(self) -> Path:
+        """Where ``map(..., shared=True)`` stores runs that several experiments of the paper use (``OUT/<paper>/_shared``)."""
+        return self.out_dir.parent / "_shared"
+
+    def map(self, func: Callable, tasks: list[dict], *, name: str | None = None, shared: bool = False):
         """Run ``func(**task)`` for each task (a JSON-able dict) through the sweep engine; returns the
         results as a list of pandas DataFrames, in task order.
 
         ``func`` must be a module-level function returning a pandas DataFrame or a dict of equal-length
         1-D arrays / scalars.  Each call is stored as one Parquet file whose id is derived from the
-        function's name and the task, so a rerun skips finished tasks.
+        function's name and the task, so a rerun skips finished tasks.  ``shared=True`` stores them in
+        :attr:`shared_runs_dir`, so another experiment of the paper mapping the same tasks reuses them.
         """
         from nolo.experiments.sweep import run_map
 
         return run_map(
             func,
             tasks,
-            self.runs_dir,
+            self.shared_runs_dir if shared else self.runs_dir,
             name=name,
             jobs=self.jobs,
             backend=self.backend,

@@ -2,10 +2,15 @@
 
 A *generator* is a function ``gen(rounds, rng, **params) -> (X, y)`` registered
 under a name with :func:`register_generator`; specs name it in
-``environment.generator``.  A *dataset* (``environment.dataset``) is loaded with
-:func:`nolo.datasets.load_dataset` and the rounds are drawn from it uniformly
-with replacement (``draw="replace"``) or as a seeded permutation cycled over
-(``draw="permute"``).
+``environment.generator``.  A *dataset* (``environment.dataset``) is a registered
+name (:func:`nolo.datasets.load_dataset`) or the path of your own file: ``.csv``/
+``.tsv``/``.txt`` (:func:`nolo.datasets.load_csv`) or LIBSVM/SVMlight (any other
+suffix, :func:`nolo.datasets.load_svmlight`), rows scaled to unit norm unless
+``normalize: null``.  Its rounds visit the examples in the order of the bandit
+environment (:class:`nolo.learners.bandit.ClassificationBandit`, the one
+implementation of a visiting order): ``draw: replace`` (uniformly with
+replacement, AM's protocol; the default), ``permute`` (a fresh permutation per
+pass) or ``cycle`` (the file's order, repeated).
 
 Built-in generators:
 
@@ -28,7 +33,8 @@ import numpy as np
 from nolo._validation import check_int, check_scalar
 from nolo.exceptions import ParameterError
 
-__all__ = ["register_generator", "get_generator", "generator_names", "make_stream"]
+__all__ = ["register_generator", "get_generator", "generator_names", "make_stream", "load_environment_dataset",
+           "load_dataset_arrays", "visit_order", "DRAWS"]
 
 _GENERATORS: dict[str, Callable] = {}
 
@@ -121,21 +127,66 @@ def multiclass_linear(rounds, rng, *, d=5, n_classes=3, x_radius=1.0):
     return X, np.argmax(X @ W.T, axis=1).astype(np.int64)
 
 
-def _dataset_stream(name, rounds, rng, params):
-    from nolo.datasets import load_dataset
+DRAWS = ("replace", "permute", "cycle")
+#: suffixes read as delimited text; any other file is read as LIBSVM/SVMlight
+CSV_SUFFIXES = (".csv", ".tsv", ".txt")
+
+
+def is_dataset_path(name: str) -> bool:
+    """True when ``environment.dataset`` names a file rather than a registered dataset."""
+    import os
+
+    return os.sep in name or "/" in name or name.lower().endswith((*CSV_SUFFIXES, ".svm", ".libsvm", ".svmlight"))
+
+
+def load_dataset_arrays(name: str, params: dict) -> tuple:
+    """``(X, y)`` of a registered dataset or of a CSV / LIBSVM file (``params``: the loader's options,
+    plus ``normalize`` -- ``"unit"`` (default) or None -- for files)."""
+    from pathlib import Path
+
+    from nolo.datasets import load_csv, load_dataset, load_svmlight, normalize_rows
 
     params = dict(params)
-    draw = params.pop("draw", "replace")
-    if draw not in ("replace", "permute"):
-        raise ParameterError(f"environment.params.draw must be 'replace' or 'permute', got {draw!r}")
-    X, y = load_dataset(name, **params)[:2]
-    X = np.asarray(X, dtype=float).reshape(len(X), -1)
-    y = np.asarray(y)
-    if draw == "replace":
-        idx = rng.integers(0, len(X), size=rounds)
+    if not is_dataset_path(name):
+        return load_dataset(name, **params)[:2]
+    normalize = params.pop("normalize", "unit")
+    path = Path(name).expanduser()
+    if path.suffix.lower() in CSV_SUFFIXES:
+        if path.suffix.lower() == ".tsv":
+            params.setdefault("delimiter", "\t")
+        X, y = load_csv(path, **params)
     else:
-        reps = -(-rounds // len(X))
-        idx = np.concatenate([rng.permutation(len(X)) for _ in range(reps)])[:rounds]
+        X, y = load_svmlight(path, **params)
+    return normalize_rows(X, normalize, copy=False), y
+
+
+def load_environment_dataset(env) -> tuple[np.ndarray, np.ndarray, str]:
+    """``(X, y, draw)`` of an environment with a dataset: the examples and the visiting order."""
+    params = dict(env.params)
+    draw = params.pop("draw", "replace")
+    if draw not in DRAWS:
+        raise ParameterError(f"environment.params.draw must be one of {', '.join(map(repr, DRAWS))}, got {draw!r}")
+    X, y = load_dataset_arrays(env.dataset, params)
+    X = np.asarray(X, dtype=float).reshape(len(X), -1)
+    return X, np.asarray(y), draw
+
+
+def visit_order(n_examples: int, rounds: int, draw: str, rng) -> np.ndarray:
+    """The example index of each of ``rounds`` rounds, drawn by the bandit environment's visiting order."""
+    from nolo.learners.bandit import ClassificationBandit
+
+    env = ClassificationBandit(np.zeros((int(n_examples), 1)), np.zeros(int(n_examples), dtype=np.int64),
+                               order=draw, seed=rng)
+    idx = np.empty(int(rounds), dtype=np.int64)
+    for t in range(int(rounds)):
+        env.next()
+        idx[t] = env.current_index
+    return idx
+
+
+def _dataset_stream(env, rounds, rng):
+    X, y, draw = load_environment_dataset(env)
+    idx = visit_order(len(X), rounds, draw, rng)
     return X[idx], y[idx]
 
 
@@ -144,7 +195,7 @@ def make_stream(env, rounds: int, rng: np.random.Generator) -> tuple[np.ndarray,
     if env.generator is not None:
         X, y = get_generator(env.generator)(rounds, rng, **env.params)
     else:
-        X, y = _dataset_stream(env.dataset, rounds, rng, env.params)
+        X, y = _dataset_stream(env, rounds, rng)
     X = np.ascontiguousarray(X, dtype=float)
     if X.shape[0] != rounds or not np.all(np.isfinite(X)):
         raise ParameterError(f"the environment must give {rounds} finite rows, got shape {X.shape}")

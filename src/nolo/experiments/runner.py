@@ -1,47 +1,41 @@
-"""The runner: plays one learner against one environment for T rounds and records metrics.
+"""A declarative spec's run: build the learner and the stream a spec describes and :func:`~nolo.experiments.play.play` them.
 
-Protocols (``spec.protocol``):
+This is what ``nolo run`` (through :func:`nolo.experiments.sweep.run_sweep`) calls for each
+(concrete spec, learner, seed); the round loop and the metrics are :mod:`nolo.experiments.play`'s.
 
-* ``noisy_input`` (CSS10/CSS11): each round the hidden clean ``(x_t, y_t)`` is
-  drawn, the learner gets an :class:`nolo.noise.Oracle` of noisy copies of
-  ``x_t`` (and ``y_t``, plus ``target_noise`` if given): ``learn(oracle, y)``;
-* ``full_information``: ``learn(x_t, y_t)``;
-* ``bandit`` (AM): ``label = act(x_t)``, the true bit ``[label == y_t]`` goes
-  through the feedback channel (if any), then ``learn(x_t, label, bit)``.
+Randomness: the data, the input noise, the target noise and the feedback flips draw from
+independent streams spawned from the run's seed, and a learner with a ``seed`` parameter left
+unset gets one derived from it -- so two learners of a spec see the same data, and a run is a
+pure function of ``(spec, learner, seed)`` (except the timing columns).
 
-Before each update the learner's current predictor is scored on the *clean*
-instance.  Every ``record_every`` rounds (and at ``T``) one row is recorded:
-
-``t``; ``clean_loss`` (mean clean loss over the rounds since the last row) and
-``avg_clean_loss`` (over rounds 1..t); ``mistakes`` (cumulative) and
-``error_rate`` (= mistakes / t); ``queries`` (cumulative oracle queries);
-``regret`` (cumulative clean loss minus that of the best fixed predictor in the
-l2 ball of ``regret.radius`` on rounds 1..t, by :func:`nolo.oco.regret.regret_curve`);
-``time_per_round`` (mean wall seconds per round since the last row) and
-``elapsed``.  Randomness: the data, the input noise, the target noise and the
-feedback flips draw from independent streams spawned from the run's seed, and
-a learner with a ``seed`` parameter left unset gets one derived from it -- so
-two learners of a spec see the same data, and a run is a pure function of
-``(spec, learner, seed)`` (except the timing columns).
+The bandit protocol runs in the compiled :func:`nolo.learners.bandit.run_stream` (nolo's
+multiclass learners) with the feedback channel's flip rates; a generator's rows are visited in
+order, a dataset's in the bandit environment's order (``environment.params.draw``:
+``replace``, ``permute`` or ``cycle``).
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from nolo.exceptions import ParameterError
-from nolo.experiments.environments import make_stream
+from nolo.experiments.environments import load_environment_dataset, make_stream
+from nolo.experiments.play import TIMING_COLUMNS, BanditStream, Stream, play, record_points
 from nolo.experiments.spec import ExperimentSpec, build_params, resolve_class
 from nolo.random import spawn
 
 __all__ = ["RunResult", "run_learner", "record_points", "TIMING_COLUMNS"]
 
-#: columns that depend on the machine, not on (spec, learner, seed).
-TIMING_COLUMNS = ("time_per_round", "elapsed")
+_METRIC_COLUMNS = {
+    "clean_loss": ("clean_loss", "avg_clean_loss"),
+    "mistakes": ("mistakes", "error_rate", "greedy_mistakes", "greedy_error_rate"),
+    "queries": ("queries",),
+    "regret": ("regret",),
+    "time": TIMING_COLUMNS,
+}
 
 
 @dataclass
@@ -50,14 +44,6 @@ class RunResult:
 
     frame: pd.DataFrame
     seconds: float
-
-
-def record_points(rounds: int, every: int) -> np.ndarray:
-    """Rounds (1-based) at which a row is recorded: every ``every`` rounds, and always ``rounds``."""
-    pts = np.arange(every, rounds + 1, every)
-    if pts.size == 0 or pts[-1] != rounds:
-        pts = np.append(pts, rounds)
-    return pts.astype(np.int64)
 
 
 def _learner_seed(seed: int) -> int:
@@ -76,9 +62,26 @@ def _build_learner(spec: ExperimentSpec, name: str, seed: int):
     return cls(**params)
 
 
-def _margin(learner, x: np.ndarray) -> float:
-    f = getattr(learner, "decision_function", None) or learner.predict
-    return float(np.asarray(f(x[None, :])).reshape(-1)[0])
+def _flip_rates(spec: ExperimentSpec) -> tuple[float, float]:
+    comp = spec.environment.feedback
+    if comp is None:
+        return 0.0, 0.0
+    channel = spec.build_component(comp, "feedback")
+    rates = getattr(channel, "rates", None)
+    if not callable(rates):
+        raise ParameterError(f"environment.feedback: the bandit protocol flips feedback with rates (rho0, rho1) "
+                             f"(nolo.noise.FlipChannel); {comp.cls} has no rates()")
+    return rates()
+
+
+def _check_classes(spec: ExperimentSpec, name: str, model, y) -> None:
+    n = getattr(model, "n_classes", None)
+    K = int(np.max(y)) + 1
+    if n is not None and int(n) < K:
+        i = [lr.name for lr in spec.learners].index(name)
+        src = spec.environment.dataset or spec.environment.generator
+        raise ParameterError(f"learners[{i}].params.n_classes: {name!r} has n_classes={n}, but the labels of "
+                             f"{src!r} run 0..{K - 1} ({K} classes); set n_classes >= {K}")
 
 
 def run_learner(spec: ExperimentSpec, learner: str, seed: int, *, progress=None) -> RunResult:
@@ -86,90 +89,25 @@ def run_learner(spec: ExperimentSpec, learner: str, seed: int, *, progress=None)
     if spec.grid:
         raise ParameterError("run_learner needs a concrete spec: expand spec.grid with spec.settings() first")
     T = spec.rounds
-    metrics = spec.effective_metrics()
     data_rng, noise_rng, target_rng, feedback_rng = spawn(int(seed), 4)
-    X, Y = make_stream(spec.environment, T, data_rng)
-    model = _build_learner(spec, learner, seed)
     env = spec.environment
-    noise = spec.build_component(env.noise, "noise") if env.noise is not None else None
-    target_noise = spec.build_component(env.target_noise, "noise") if env.target_noise is not None else None
-    channel = spec.build_component(env.feedback, "feedback") if env.feedback is not None else None
-    loss = None
-    if spec.loss is not None and spec.protocol != "bandit":
-        from nolo.losses import get_loss
-
-        loss = get_loss(spec.loss)
-    want_margins = loss is not None
-    classification = spec.protocol == "bandit" or (loss is not None and loss.kind == "classification") or (
-        loss is None and np.issubdtype(np.asarray(Y).dtype, np.integer))
-    from nolo.noise import Oracle, add_target_noise
-
-    margins = np.empty(T) if want_margins else None
-    wrong = np.zeros(T, dtype=bool)
-    queries = np.zeros(T, dtype=np.int64)
-    points = record_points(T, spec.record_every)
-    clock = np.empty(len(points))
-    is_binary = classification and loss is not None
-
-    if not model.is_initialized:
-        model.initialize(X.shape[1])  # so that round 1 is scored with the learner's initial predictor
-    bar = progress(total=T) if progress is not None else None
-    start = time.perf_counter()
-    k = 0
-    for t in range(T):
-        x, y = X[t], Y[t]
-        if spec.protocol == "bandit":
-            label = model.act(x)
-            correct = int(label == y)
-            wrong[t] = not correct
-            bit = channel.transmit(correct, feedback_rng) if channel is not None else correct
-            model.learn(x, label, bit)
+    model = _build_learner(spec, learner, seed)
+    if spec.protocol == "bandit":
+        if env.dataset is not None:
+            X, Y, order = load_environment_dataset(env)
+            stream = BanditStream(X, Y, T, *_flip_rates(spec), order=order, seed=data_rng)
         else:
-            m = _margin(model, x)
-            if want_margins:
-                margins[t] = m
-            if classification:
-                wrong[t] = (np.sign(m) if m != 0 else 1.0) != y if is_binary else m != y
-            y_seen = y if target_noise is None else add_target_noise(float(y), target_noise, target_rng, round=t)
-            if spec.protocol == "noisy_input":
-                oracle = Oracle(x, noise, noise_rng, round=t)
-                model.learn(oracle, y_seen)
-                queries[t] = oracle.queries
-            else:
-                model.learn(x, y_seen)
-        if t + 1 == points[k]:
-            clock[k] = time.perf_counter() - start
-            k += 1
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
-    seconds = time.perf_counter() - start
-
-    idx = points - 1
-    frame = {"t": points}
-    if "clean_loss" in metrics or "regret" in metrics:
-        losses = np.asarray(loss.loss(margins, Y.astype(float)), dtype=float)
-        cum = np.cumsum(losses)[idx]
-        if "clean_loss" in metrics:
-            prev = np.concatenate([[0.0], cum[:-1]])
-            frame["clean_loss"] = (cum - prev) / np.diff(np.concatenate([[0], points]))
-            frame["avg_clean_loss"] = cum / points
-        if "regret" in metrics:
-            from nolo.oco.projections import L2Ball
-            from nolo.oco.regret import regret_curve
-
-            frame["regret"] = np.asarray(
-                regret_curve(losses, X, Y.astype(float), loss, L2Ball(spec.regret.radius), checkpoints=points),
-                dtype=float)
-    if "mistakes" in metrics:
-        if classification:
-            cm = np.cumsum(wrong)[idx]
-            frame["mistakes"] = cm.astype(np.int64)
-            frame["error_rate"] = cm / points
-    if "queries" in metrics:
-        frame["queries"] = np.cumsum(queries)[idx]
-    if "time" in metrics:
-        frame["time_per_round"] = np.diff(np.concatenate([[0.0], clock])) / np.diff(np.concatenate([[0], points]))
-        frame["elapsed"] = clock
-    return RunResult(pd.DataFrame(frame), seconds)
+            X, Y = make_stream(env, T, data_rng)
+            stream = BanditStream(X, Y, T, *_flip_rates(spec), order="cycle", seed=feedback_rng)
+        _check_classes(spec, learner, model, Y)
+        res = play(model, stream, "bandit", spec.record_every, progress=progress)
+    else:
+        X, Y = make_stream(env, T, data_rng)
+        noise = spec.build_component(env.noise, "noise") if env.noise is not None else None
+        target_noise = spec.build_component(env.target_noise, "noise") if env.target_noise is not None else None
+        stream = Stream(X, Y, noise=noise, rng=noise_rng, target_noise=target_noise, target_rng=target_rng)
+        res = play(model, stream, spec.protocol, spec.record_every, loss=spec.loss,
+                   regret_radius=spec.regret.radius if spec.regret is not None else None, progress=progress)
+    keep = ["t"] + [c for m in spec.effective_metrics() for c in _METRIC_COLUMNS[m]]
+    frame = res.frame[[c for c in res.frame.columns if c in keep]]
+    return RunResult(frame.reset_index(drop=True), res.seconds)

@@ -284,11 +284,22 @@ class ExperimentSpec(_Model):
             except (ParameterError, KeyError, ValueError) as exc:
                 errors.append(("loss", _clean(exc)))
         if env.dataset is not None:
-            from nolo.datasets import dataset_names
+            from pathlib import Path
 
-            if env.dataset not in dataset_names():
+            from nolo.datasets import dataset_names
+            from nolo.experiments.environments import DRAWS, is_dataset_path
+
+            if is_dataset_path(env.dataset):
+                if not Path(env.dataset).expanduser().is_file():
+                    errors.append(("environment.dataset", f"no such file: {env.dataset!r} (a path must name a CSV "
+                                                          "or LIBSVM file; relative paths start at the working directory)"))
+            elif env.dataset not in dataset_names():
                 errors.append(("environment.dataset",
-                               f"must be one of {', '.join(map(repr, dataset_names()))}, got {env.dataset!r}"))
+                               f"must be one of {', '.join(map(repr, dataset_names()))} or the path of a .csv or "
+                               f"LIBSVM file, got {env.dataset!r}"))
+            if env.params.get("draw", "replace") not in DRAWS:
+                errors.append(("environment.params.draw",
+                               f"must be one of {', '.join(map(repr, DRAWS))}, got {env.params['draw']!r}"))
         if env.generator is not None:
             from nolo.experiments.environments import generator_parameters, get_generator
 

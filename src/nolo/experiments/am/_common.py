@@ -26,7 +26,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from nolo.learners.bandit import BPA, RCINE, RCNBF, SOBA, Banditron, Perceptron, run_stream
+from nolo.exceptions import ParameterError
+from nolo.experiments.play import BanditStream, play
+from nolo.learners.bandit import BPA, RCINE, RCNBF, SOBA, Banditron, Perceptron
 from nolo.noise_rates import NREst
 
 #: AM's noise settings (rho0, rho1): Figure 2 rows and the appendix's (0.25, 0.25).
@@ -95,46 +97,60 @@ def nrest_for(quick: bool, dataset: str) -> NREst:
     return NREst(hidden_layer_sizes=(32,), max_iter=10, percentile=pct, warm_start=True)
 
 
+#: the learners of the AM experiments by name (AM Fig. 2's five and the full-information Perceptron)
+LEARNERS = {"Banditron": Banditron, "BPA": BPA, "SOBA": SOBA, "RCNBF": RCNBF, "RCINE": RCINE, "Perceptron": Perceptron}
+
+
 def make_learner(algo: str, K: int, gamma: float, rho0: float, rho1: float, seed: int, *, quick: bool = True,
                  rounds: int = 100_000, dataset: str = "digits"):
-    if algo == "Banditron":
-        return Banditron(n_classes=K, gamma=gamma, seed=seed)
-    if algo == "BPA":
-        return BPA(n_classes=K, gamma=gamma, seed=seed)
-    if algo == "SOBA":
-        return SOBA(n_classes=K, gamma=gamma, seed=seed)
-    if algo == "RCNBF":
-        return RCNBF(n_classes=K, gamma=gamma, rho0=rho0, rho1=rho1, seed=seed)
-    if algo == "RCINE":
-        refit = max(int(0.3 * rounds), 1000) if quick else 50_000
-        return RCINE(n_classes=K, gamma=gamma, refit_every=refit, reservoir_size=600 if quick else 5_000,
-                     estimator=nrest_for(quick, dataset), seed=seed)
-    if algo == "Perceptron":
-        return Perceptron(n_classes=K, seed=seed)
-    raise ValueError(f"unknown algorithm {algo!r}")
+    """Learner ``algo`` of :data:`LEARNERS` with the parameters of this run that its class takes.
+
+    Offered: ``n_classes``, ``seed``, ``gamma``, the true flip rates ``rho0``/``rho1`` (RCNBF) and RCINE's
+    refit schedule, reservoir and NREst (see the module docstring); each class keeps those it accepts.
+    """
+    try:
+        cls = LEARNERS[algo]
+    except KeyError:
+        raise ParameterError(f"algo must be one of {', '.join(LEARNERS)}, got {algo!r}") from None
+    offered = {"n_classes": K, "gamma": gamma, "rho0": rho0, "rho1": rho1, "seed": seed,
+               "refit_every": max(int(0.3 * rounds), 1000) if quick else 50_000,
+               "reservoir_size": 600 if quick else 5_000}
+    accepted = cls().get_params(deep=False)
+    params = {k: v for k, v in offered.items() if k in accepted}
+    if "estimator" in accepted:
+        params["estimator"] = nrest_for(quick, dataset)
+    return cls(**params)
 
 
-def tune_gamma(algo: str, X, y, rho0: float, rho1: float, rounds: int, seed: int) -> float:
+def bandit_run(learner, dataset: str, quick: bool, rounds: int, rho0: float, rho1: float, seed: int,
+               record="log"):
+    """``play`` the learner on ``dataset``'s AM stream (uniform draws with replacement, flips (rho0, rho1),
+    environment seed ``seed``)."""
+    X, y = load_stream(dataset, quick)
+    return play(learner, BanditStream(X, y, int(rounds), rho0, rho1, seed=seed), "bandit", record)
+
+
+def tune_gamma(algo: str, dataset: str, quick: bool, rho0: float, rho1: float, rounds: int, seed: int) -> float:
     """The grid gamma with the smallest final cumulative error over ``rounds`` rounds (one run, its own seed)."""
-    K = int(y.max()) + 1
+    K = int(load_stream(dataset, quick)[1].max()) + 1
     best, best_err = GAMMA_GRID[0], np.inf
     for g in GAMMA_GRID:
-        r = run_stream(make_learner(algo, K, g, rho0, rho1, seed), X, y, rounds, rho0, rho1, seed=seed + 1,
-                       checkpoints=[rounds])
-        if r.error_rate[-1] < best_err:
-            best, best_err = g, float(r.error_rate[-1])
+        r = bandit_run(make_learner(algo, K, g, rho0, rho1, seed), dataset, quick, rounds, rho0, rho1, seed + 1,
+                       record=[rounds])
+        err = r.frame.error_rate.iloc[-1]
+        if err < best_err:
+            best, best_err = g, float(err)
     return best
 
 
 def curves_task(dataset: str, rho0: float, rho1: float, seeds: list, quick: bool, rounds: int) -> dict:
     """All algorithms of AM Fig. 2 (plus the full-information Perceptron) on one dataset and noise setting."""
-    X, y = load_stream(dataset, quick)
-    K = int(y.max()) + 1
+    K = int(load_stream(dataset, quick)[1].max()) + 1
     T = int(rounds)
     rows: dict[str, list] = {k: [] for k in ("algo", "seed", "gamma", "t", "error_rate", "greedy_error_rate",
                                              "seconds", "nrest_seconds", "rho0_hat", "rho1_hat")}
     t0 = time.perf_counter()
-    gammas = {a: tune_gamma(a, X, y, rho0, rho1, T, 10_000 + 7 * i)
+    gammas = {a: tune_gamma(a, dataset, quick, rho0, rho1, T, 10_000 + 7 * i)
               for i, a in enumerate(("Banditron", "BPA", "SOBA", "RCNBF"))}
     tune_seconds = time.perf_counter() - t0
     gammas["RCINE"] = gammas["RCNBF"]
@@ -142,15 +158,16 @@ def curves_task(dataset: str, rho0: float, rho1: float, seeds: list, quick: bool
         for seed in seeds:
             g = gammas.get(algo, 0.0)
             m = make_learner(algo, K, g, rho0, rho1, int(seed), quick=quick, rounds=T, dataset=dataset)
-            r = run_stream(m, X, y, T, rho0, rho1, seed=1_000 + int(seed))
+            r = bandit_run(m, dataset, quick, T, rho0, rho1, 1_000 + int(seed))
             est = m.estimates_[-1] if algo == "RCINE" and len(m.estimates_) else (np.nan, np.nan)
-            n = r.checkpoints.size
+            f = r.frame
+            n = len(f)
             rows["algo"] += [algo] * n
             rows["seed"] += [int(seed)] * n
             rows["gamma"] += [g] * n
-            rows["t"] += r.checkpoints.tolist()
-            rows["error_rate"] += r.error_rate.tolist()
-            rows["greedy_error_rate"] += r.greedy_error_rate.tolist()
+            rows["t"] += f.t.tolist()
+            rows["error_rate"] += f.error_rate.tolist()
+            rows["greedy_error_rate"] += f.greedy_error_rate.tolist()
             rows["seconds"] += [r.seconds] * n
             rows["nrest_seconds"] += [r.extra.get("nrest_seconds", 0.0)] * n
             rows["rho0_hat"] += [float(est[0])] * n
@@ -160,22 +177,14 @@ def curves_task(dataset: str, rho0: float, rho1: float, seeds: list, quick: bool
     return out
 
 
-def jobs(ctx) -> int:
-    """Processes for the AM sweeps: ``--jobs`` (``nolo reproduce`` defaults to all cores)."""
-    return int(ctx.jobs)
-
-
 def curves(ctx, datasets: list[str]):
-    """Run (or load, resumably) the curves of every dataset x setting; shared by error-curves and claims."""
+    """Run (or load, resumably) the curves of every dataset x setting; shared by error-curves and claims
+    (``ctx.map(..., shared=True)``: stored once for the paper, whichever experiment runs first)."""
     import pandas as pd
-
-    from nolo.experiments.sweep import run_map
 
     tasks = [{"dataset": d, "rho0": r0, "rho1": r1, "seeds": list(ctx.seeds), "quick": bool(ctx.quick),
               "rounds": rounds_for(d, ctx.quick)} for d in datasets for (r0, r1) in SETTINGS]
-    shared = ctx.out_dir.parent / "_curves"
-    frames = run_map(curves_task, tasks, shared, name="am_curves", jobs=jobs(ctx), backend=ctx.backend,
-                     scheduler=ctx.scheduler, show_progress=ctx.show_progress)
+    frames = ctx.map(curves_task, tasks, name="am_curves", shared=True)
     out = []
     for task, df in zip(tasks, frames):
         df = df.copy()

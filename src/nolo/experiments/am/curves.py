@@ -10,7 +10,8 @@ import pandas as pd
 from nolo.experiments import Claim, ExperimentResult, experiment
 from nolo.experiments.am import _common as C
 from nolo.experiments.am import vw as V
-from nolo.learners.bandit import Perceptron, corollary_gamma, run_stream, theorem4_bound
+from nolo.experiments.play import BanditStream, play
+from nolo.learners.bandit import Perceptron, corollary_gamma, theorem4_bound
 
 COLORS = {"Banditron": "tab:blue", "BPA": "tab:orange", "SOBA": "tab:green", "RCNBF": "tab:red",
           "RCINE": "tab:purple", "Perceptron": "0.4"}
@@ -141,7 +142,8 @@ def _reference_margins(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]
     """Multiclass margins of W_perc (a 5-pass full-information Perceptron) on the data, and ||W_perc||_F^2."""
     K = int(y.max()) + 1
     p = Perceptron(n_classes=K)
-    run_stream(p, X, y, 5 * X.shape[0], order="cycle", checkpoints=[5 * X.shape[0]])
+    T = 5 * X.shape[0]
+    play(p, BanditStream(X, y, T, order="cycle"), "bandit", [T])  # full information on the compiled stream
     S = X @ p.W_.T
     sy = S[np.arange(len(y)), y].copy()
     S[np.arange(len(y)), y] = -np.inf

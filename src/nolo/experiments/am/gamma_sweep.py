@@ -7,18 +7,15 @@ import pandas as pd
 
 from nolo.experiments import Claim, ExperimentResult, experiment
 from nolo.experiments.am import _common as C
-from nolo.experiments.sweep import run_map
-from nolo.learners.bandit import run_stream
 
 GRID = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.45)
 
 
 def sweep_task(dataset: str, rho0: float, rho1: float, gamma: float, seed: int, rounds: int, quick: bool) -> dict:
-    X, y = C.load_stream(dataset, quick)
-    K = int(y.max()) + 1
+    K = int(C.load_stream(dataset, quick)[1].max()) + 1
     m = C.make_learner("RCINE", K, gamma, rho0, rho1, seed, quick=quick, rounds=rounds, dataset=dataset)
-    r = run_stream(m, X, y, rounds, rho0, rho1, seed=2_000 + seed, checkpoints=[rounds])
-    return {"error_rate": np.array([r.error_rate[-1]]), "seconds": np.array([r.seconds]),
+    r = C.bandit_run(m, dataset, quick, rounds, rho0, rho1, 2_000 + seed, record=[rounds])
+    return {"error_rate": np.array([r.frame.error_rate.iloc[-1]]), "seconds": np.array([r.seconds]),
             "nrest_seconds": np.array([r.extra.get("nrest_seconds", 0.0)])}
 
 
@@ -32,8 +29,7 @@ def gamma_sweep(ctx):
     grid = GRID[1:-1:1] if ctx.quick else GRID
     tasks = [{"dataset": dataset, "rho0": r0, "rho1": r1, "gamma": g, "seed": int(s), "rounds": rounds, "quick": bool(ctx.quick)}
              for (r0, r1) in C.SETTINGS for g in grid for s in ctx.seeds]
-    frames = run_map(sweep_task, tasks, ctx.runs_dir, name="am_gamma_sweep", jobs=C.jobs(ctx), backend=ctx.backend,
-                     scheduler=ctx.scheduler, show_progress=ctx.show_progress)
+    frames = ctx.map(sweep_task, tasks, name="am_gamma_sweep")
     df = pd.concat([f.assign(**{k: t[k] for k in ("rho0", "rho1", "gamma", "seed")}) for t, f in zip(tasks, frames)],
                    ignore_index=True)
     mean = df.groupby(["rho0", "rho1", "gamma"]).error_rate.mean().reset_index()

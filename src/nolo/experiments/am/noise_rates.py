@@ -7,8 +7,8 @@ import pandas as pd
 
 from nolo.experiments import Claim, ExperimentResult, PaperRow, experiment
 from nolo.experiments.am import _common as C
-from nolo.experiments.sweep import run_map
-from nolo.learners.bandit import RCNBF, ClassificationBandit
+from nolo.experiments.play import BanditStream, play
+from nolo.learners.bandit import RCNBF
 from nolo.noise_rates import NREst
 
 #: AM Table 1 (MNIST, USPS, Fashion-MNIST) and Table 2 (Iris, SynSep): (rho0_hat, rho1_hat) per true setting.
@@ -36,14 +36,13 @@ def estimate_task(dataset: str, rho0: float, rho1: float, seed: int, block: int,
            else NREst(hidden_layer_sizes=(128, 128), max_iter=70, n_iter_no_change=10, percentile=pct,
                       random_state=seed))
     m = RCNBF(n_classes=K, gamma=0.2, rho0=rho0, rho1=rho1, seed=seed)
-    env = ClassificationBandit(Xs, y, rho0, rho1, seed=3_000 + seed)
-    warm = env.run(m, block, checkpoints=[block])
-    r = env.run(m, block, checkpoints=[block], log=True)
-    lg = r.extra["log"]
+    # 2 x block rounds in one run; the log of the second block is NREst's input (the first warms RCNBF up)
+    r = play(m, BanditStream(Xs, y, 2 * block, rho0, rho1, seed=3_000 + seed, log=True), "bandit", [block, 2 * block])
+    lg = {k: v[block:] for k, v in r.extra["log"].items()}
     keep = np.sort(np.random.default_rng(seed).choice(block, size=min(block, 1_500 if quick else 10_000), replace=False))
     est.fit(X[lg["index"][keep]], lg["played"][keep], lg["feedback"][keep], n_classes=K)
     return {"rho0_hat": np.array([est.rho0_]), "rho1_hat": np.array([est.rho1_]),
-            "nrest_seconds": np.array([est.fit_seconds_]), "seconds": np.array([warm.seconds + r.seconds + est.fit_seconds_])}
+            "nrest_seconds": np.array([est.fit_seconds_]), "seconds": np.array([r.seconds + est.fit_seconds_])}
 
 
 @experiment(paper="am", id="noise-rates", title="NREst estimates vs true flip rates (AM Tables 1-2)", quick_seeds=1, full_seeds=3)
@@ -52,8 +51,7 @@ def noise_rates(ctx):
     block = 10_000 if ctx.quick else 100_000
     tasks = [{"dataset": d, "rho0": r0, "rho1": r1, "seed": int(s), "block": block, "quick": bool(ctx.quick)}
              for d in datasets for (r0, r1) in C.SETTINGS for s in ctx.seeds]
-    frames = run_map(estimate_task, tasks, ctx.runs_dir, name="am_noise_rates", jobs=C.jobs(ctx), backend=ctx.backend,
-                     scheduler=ctx.scheduler, show_progress=ctx.show_progress)
+    frames = ctx.map(estimate_task, tasks, name="am_noise_rates")
     df = pd.concat([f.assign(dataset=t["dataset"], rho0=t["rho0"], rho1=t["rho1"], seed=t["seed"])
                     for t, f in zip(tasks, frames)], ignore_index=True)
     mean = df.groupby(["dataset", "rho0", "rho1"])[["rho0_hat", "rho1_hat", "nrest_seconds", "seconds"]].mean().reset_index()

@@ -29,10 +29,11 @@ import numpy as np
 import pandas as pd
 
 from nolo.experiments import Claim, ExperimentResult, experiment
+from nolo.experiments.play import Stream, play
 from nolo.kernels import GaussianKernel, PolynomialKernel
 from nolo.learners.kernel import CleanKernelOGD, NaiveKernelOGD, NoisyKernelLearner
 from nolo.losses import get_loss
-from nolo.noise import GaussianNoise, Oracle
+from nolo.noise import GaussianNoise
 
 SETTINGS = {
     ("squared", "poly2"): {"eta_alg1": 0.005, "eta_ogd": 0.1},
@@ -64,29 +65,27 @@ def make_stream(kernel_name: str, loss_name: str, T: int, seed: int):
     return X, y, rng
 
 
+#: the learners by name: Algorithm 1 (noisy copies), kernel OGD on one noisy copy, kernel OGD on clean data
+LEARNERS = {"algorithm1": NoisyKernelLearner, "naive": NaiveKernelOGD, "clean": CleanKernelOGD}
+
+
+def make_learner(learner: str, kernel: str, loss: str, seed: int):
+    """Learner ``learner`` of :data:`LEARNERS` with this setting's steps (B_w = 25, eta / sqrt(t))."""
+    cfg = SETTINGS[(loss, kernel)]
+    params = {"B_w": 25.0, "step": "sqrt", "eta": cfg["eta_ogd"]}
+    if learner == "algorithm1":  # Algorithm 1's own step and its random degrees' seed
+        params.update(p=2.0, eta=cfg["eta_alg1"], seed=seed + 7)
+    return LEARNERS[learner](_kernel(kernel), get_loss(loss), **params)
+
+
 def learning_task(loss: str, kernel: str, learner: str, T: int, seed: int) -> dict:
     X, y, rng = make_stream(kernel, loss, T, seed)
-    lo = get_loss(loss)
-    cfg = SETTINGS[(loss, kernel)]
-    if learner == "algorithm1":
-        L = NoisyKernelLearner(_kernel(kernel), lo, p=2.0, B_w=25.0, step="sqrt", eta=cfg["eta_alg1"], seed=seed + 7)
-    elif learner == "naive":
-        L = NaiveKernelOGD(_kernel(kernel), lo, B_w=25.0, step="sqrt", eta=cfg["eta_ogd"])
-    else:
-        L = CleanKernelOGD(_kernel(kernel), lo, B_w=25.0, step="sqrt", eta=cfg["eta_ogd"])
-    noise = GaussianNoise(NOISE_SD)
-    closs = np.empty(T)
-    for t in range(T):
-        m = float(L.decision_function(X[t][None])[0]) if t else 0.0
-        closs[t] = float(lo.loss(m, y[t]))
-        if learner == "clean":
-            L.learn(X[t], y[t])
-        else:
-            L.learn(Oracle(X[t], noise, rng, round=t), y[t])
+    L = make_learner(learner, kernel, loss, seed)
     every = max(1, T // 200)
-    idx = np.arange(every - 1, T, every)
-    avg = np.cumsum(closs) / np.arange(1, T + 1)
-    return {"loss": loss, "kernel": kernel, "learner": learner, "seed": seed, "t": idx + 1, "avg_clean_loss": avg[idx]}
+    r = play(L, Stream(X, y, noise=GaussianNoise(NOISE_SD), rng=rng), L.protocol, np.arange(every, T + 1, every),
+             loss=L.loss)
+    return {"loss": loss, "kernel": kernel, "learner": learner, "seed": seed, "t": r.frame.t.to_numpy(),
+            "avg_clean_loss": r.frame.avg_clean_loss.to_numpy()}
 
 
 @experiment(paper="css10", id="learning", title="Learning under noise: Algorithm 1 vs naive one-copy vs clean (CSS10 Thms 1-2)",

@@ -18,39 +18,37 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from nolo._validation import check_scalar
 from nolo.experiments import Claim, ExperimentResult, experiment
+from nolo.experiments.play import Stream, play
 from nolo.learners.linear import NaiveOGDRegression, TwoCopyLinearRegression
-from nolo.noise.oracle import BaseOracle
+from nolo.noise import NoiseModel, ZeroNoise
 from nolo.oco import InverseSqrtStep
 
 B_W = 4.0
 
 
-class TwoPointOracle(BaseOracle):
-    """World B's oracle: copies ``x + Z`` with ``Z`` uniform on ``{+2, -2}`` (zero mean, variance 4)."""
+class TwoPointNoise(NoiseModel):
+    """World B's noise: every coordinate ``+scale`` or ``-scale`` with probability 1/2 (zero mean, variance scale^2)."""
 
-    def __init__(self, x: float, rng: np.random.Generator):
-        self.d = 1
-        self._x = float(x)
-        self._rng = rng
-        self.queries = 0
-        self.calls = 0
+    def __init__(self, scale=2.0):
+        self.scale = scale
 
-    def _supply(self, n: int) -> np.ndarray:
-        return (self._x + 2.0 * self._rng.choice([-1.0, 1.0], size=n))[:, None]
+    def _validate(self, d):
+        check_scalar(self.scale, "scale", low=0.0)
+
+    def _make_sampler(self, d):
+        a = float(self.scale)
+        return lambda rng, size, round, call: a * rng.choice([-1.0, 1.0], size=(size, d))
+
+    def _covariance(self, d, round, call):
+        return float(self.scale) ** 2 * np.eye(d)
 
 
-class ExactOracle(BaseOracle):
-    """World A's oracle: every copy equals the instance (no noise)."""
-
-    def __init__(self, x: float):
-        self.d = 1
-        self._x = float(x)
-        self.queries = 0
-        self.calls = 0
-
-    def _supply(self, n: int) -> np.ndarray:
-        return np.full((n, 1), self._x)
+#: the learners by name (CSS10's B_w bounds the squared norm; the linear learners take the radius sqrt(B_w))
+LEARNERS = {"one-copy": NaiveOGDRegression, "two-copy": TwoCopyLinearRegression}
+#: the worlds' input noise: A none (copies equal the instance), B two-point noise of scale 2
+WORLD_NOISE = {"A": ZeroNoise, "B": TwoPointNoise}
 
 
 def _avg_regret(played: np.ndarray, x: np.ndarray, cps: np.ndarray) -> np.ndarray:
@@ -66,18 +64,12 @@ def _avg_regret(played: np.ndarray, x: np.ndarray, cps: np.ndarray) -> np.ndarra
 
 def one_copy_task(world: str, learner: str, T: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    # CSS10's B_w bounds the squared norm; the linear learners take the radius sqrt(B_w).
-    cls = NaiveOGDRegression if learner == "one-copy" else TwoCopyLinearRegression
-    L = cls(radius=float(np.sqrt(B_W)), step=InverseSqrtStep(0.05))
+    L = LEARNERS[learner](radius=float(np.sqrt(B_W)), step=InverseSqrtStep(0.05))
     x = rng.choice([3.0, -1.0], size=T) if world == "A" else np.ones(T)
-    played = np.empty(T)
-    for t in range(T):
-        w = float(L.w_[0]) if L.is_initialized else 0.0
-        played[t] = (w * x[t] - 1.0) ** 2
-        oracle = ExactOracle(x[t]) if world == "A" else TwoPointOracle(x[t], rng)
-        L.learn(oracle, 1.0)
+    r = play(L, Stream(x[:, None], np.ones(T), noise=WORLD_NOISE[world](), rng=rng), "noisy_input", T,
+             loss="squared")  # y_t = 1: the loss (w x_t - 1)^2
     cps = np.unique(np.geomspace(50, T, 12).astype(int))
-    return {"world": world, "learner": learner, "seed": seed, "T": cps, "avg_regret": _avg_regret(played, x, cps),
+    return {"world": world, "learner": learner, "seed": seed, "T": cps, "avg_regret": _avg_regret(r.losses, x, cps),
             "final_w": float(L.w_[0])}
 
 

@@ -22,10 +22,11 @@ import pandas as pd
 
 from nolo.experiments import Claim, ExperimentResult, PaperRow, experiment
 from nolo.experiments.css10._common import zscore
+from nolo.experiments.play import Stream, play
 from nolo.kernels import ExponentialKernel, GaussianKernel
 from nolo.learners.kernel import NoisyKernelLearner
 from nolo.losses import get_loss
-from nolo.noise import GaussianNoise, Oracle
+from nolo.noise import GaussianNoise
 
 P_VALUES = (1.5, 2.0, 4.0)
 
@@ -70,15 +71,8 @@ def queries_task(kind: str, p: float, T: int, seed: int) -> dict:
     loss = get_loss("exponential")
     L = NoisyKernelLearner(kernel, loss, p=p, B_w=4.0, step="sqrt", eta=0.05,
                            skip_zero_terms=False, exact_polynomial=False, seed=seed + 1)
-    noise = GaussianNoise(0.3)
-    q = np.empty(T, dtype=np.int64)
-    closs = np.empty(T)
-    for t in range(T):
-        closs[t] = float(loss.loss(L.decision_function(X[t][None])[0], y[t])) if t else float(loss.value(0.0))
-        o = Oracle(X[t], noise, rng, round=t)
-        L.learn(o, y[t])
-        q[t] = o.queries
-    return {"kind": kind, "p": p, "seed": seed, "t": np.arange(1, T + 1), "queries": q, "clean_loss": closs}
+    r = play(L, Stream(X, y, noise=GaussianNoise(0.3), rng=rng), "noisy_input", 1, loss=loss)
+    return {"kind": kind, "p": p, "seed": seed, "t": np.arange(1, T + 1), "queries": r.queries, "clean_loss": r.losses}
 
 
 @experiment(paper="css10", id="queries", title="Queries per round vs Theorems 1-2 and the p trade-off",

@@ -23,11 +23,11 @@ import pandas as pd
 
 from nolo.experiments import Claim, ExperimentResult, PaperRow, experiment
 from nolo.experiments.css10._common import loglog_slope
+from nolo.experiments.play import Stream, play
 from nolo.kernels import LinearKernel
 from nolo.learners.kernel import NaiveKernelOGD, NoisyKernelLearner
 from nolo.losses import get_loss
-from nolo.noise import GaussianNoise, Oracle
-from nolo.oco import L2Ball, regret_curve
+from nolo.noise import GaussianNoise
 
 B_W = 4.0
 W_STAR = np.array([1.0, -1.0, 0.5])
@@ -42,26 +42,21 @@ def checkpoints(T_max: int) -> np.ndarray:
     return np.array(cps)
 
 
+#: the learners by name: Algorithm 1 and kernel OGD on one noisy copy
+LEARNERS = {"algorithm1": NoisyKernelLearner, "naive": NaiveKernelOGD}
+
+
 def regret_task(learner: str, T: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(T, W_STAR.shape[0]))
-    Phi = X
     y = X @ W_STAR
-    loss = get_loss("squared")
-    k = LinearKernel()
+    params = {"B_w": B_W, "step": "sqrt", "eta": ETA[learner]}
     if learner == "algorithm1":
-        L = NoisyKernelLearner(k, loss, p=2.0, B_w=B_W, step="sqrt", eta=ETA[learner], seed=seed + 1)
-    else:
-        L = NaiveKernelOGD(k, loss, B_w=B_W, step="sqrt", eta=ETA[learner])
-    noise = GaussianNoise(NOISE_SD)
-    played = np.empty(T)
-    for t in range(T):
-        m = float(L.decision_function(X[t][None])[0]) if t else 0.0
-        played[t] = float(loss.loss(m, y[t]))
-        L.learn(Oracle(X[t], noise, rng, round=t), y[t])
-    cps = checkpoints(T)
-    R = regret_curve(played, Phi, y, loss, L2Ball(math.sqrt(B_W)), checkpoints=cps)
-    return {"learner": learner, "seed": seed, "T": cps, "regret": R}
+        params.update(p=2.0, seed=seed + 1)
+    L = LEARNERS[learner](LinearKernel(), get_loss("squared"), **params)
+    r = play(L, Stream(X, y, noise=GaussianNoise(NOISE_SD), rng=rng), "noisy_input", checkpoints(T), loss=L.loss,
+             regret_radius=math.sqrt(B_W))  # the linear kernel's feature map is x itself
+    return {"learner": learner, "seed": seed, "T": r.frame.t.to_numpy(), "regret": r.frame.regret.to_numpy()}
 
 
 @experiment(paper="css10", id="regret", title="Regret growth: Algorithm 1 ~ sqrt(T) vs naive one-copy ~ T (CSS10 Thm 1, linear kernel)",

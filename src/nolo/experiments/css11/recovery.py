@@ -17,6 +17,7 @@ import pandas as pd
 
 from nolo.batch import corrected_least_squares
 from nolo.experiments import plots
+from nolo.experiments.play import Stream, play
 from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
 from nolo.learners.linear import KnownCovarianceLinearRegression, NaiveOGDRegression, TwoCopyLinearRegression
@@ -30,7 +31,8 @@ def recovery_run(seed: int, horizons: list) -> pd.DataFrame:
     w_star = rng.standard_normal(D)
     w_star /= np.linalg.norm(w_star)
     X = math.sqrt(V) * rng.standard_normal((Tmax, D))
-    yn = X @ w_star + Y_NOISE * rng.standard_normal(Tmax)
+    y = X @ w_star
+    yn = y + Y_NOISE * rng.standard_normal(Tmax)
     C = X[:, None, :] + math.sqrt(V) * rng.standard_normal((Tmax, 2, D))
     Bx = math.sqrt(2 * D * V)
     Bx4 = (D * (D + 2) * (2 * V) ** 2) ** 0.25  # E||x~||^4 for x~ ~ N(0, 2V I)
@@ -43,7 +45,7 @@ def recovery_run(seed: int, horizons: list) -> pd.DataFrame:
                                              sigma_bound=V)
         naive = NaiveOGDRegression(radius=RADIUS, step=s1.step_rule())
         for name, learner in (("setting1", s1), ("setting2", s2), ("naive", naive)):
-            learner.learn_stream(C[:T], yn[:T])
+            play(learner, Stream(X[:T], y[:T], copies=C[:T], seen_y=yn[:T]), "noisy_input", [T])
             rows.append({"seed": seed, "learner": name, "T": T, "error": float(np.linalg.norm(learner.average_ - w_star))})
         w_eiv = corrected_least_squares(C[:T, 0], yn[:T], V, radius=RADIUS)
         w_ols = np.linalg.lstsq(C[:T, 0], yn[:T], rcond=None)[0]

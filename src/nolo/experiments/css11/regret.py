@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from nolo.experiments import plots
+from nolo.experiments.play import Stream, play
 from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
 from nolo.learners.linear import KnownCovarianceLinearRegression, NaiveOGDRegression, TwoCopyLinearRegression
@@ -57,8 +58,8 @@ def regret_run(seed: int, horizons: list) -> pd.DataFrame:
         naive = NaiveOGDRegression(radius=RADIUS, step=s1.step_rule())
         for name, learner, bound in (("setting1", s1, s1.regret_bound()), ("setting2", s2, s2.regret_bound()),
                                      ("naive", naive, float("nan"))):
-            pred = learner.learn_stream(C[:T], yn[:T], clean=X[:T])
-            played = float(np.sum((pred - y[:T]) ** 2))
+            r = play(learner, Stream(X[:T], y[:T], copies=C[:T], seen_y=yn[:T]), "noisy_input", [T], loss="squared")
+            played = float(np.sum(r.losses))
             rows.append({"seed": seed, "learner": name, "T": T, "regret": played - best, "bound": bound})
     return pd.DataFrame(rows)
 
