@@ -31,7 +31,7 @@ def test_registration_is_validated(scratch_registry):
     def f(ctx):
         return ExperimentResult()
 
-    with pytest.raises(ParameterError, match="paper must be one of 'css10', 'css11', 'am', 'demo'"):
+    with pytest.raises(ParameterError, match="paper must be one of 'demo', 'css10', 'css11', 'am'"):
         register_experiment(f, paper="css12", id="x", title="t")
     with pytest.raises(ParameterError, match="id must be a short id"):
         register_experiment(f, paper="demo", id="Bad Id", title="t")
@@ -79,9 +79,9 @@ def test_result_claims_and_rows():
 
 
 # -- reproduce end to end ---------------------------------------------------------------------------
-SUMMARY_KEYS = {"nolo_version", "quick", "experiments"}
-EXPERIMENT_KEYS = {"paper", "id", "title", "figures", "claims"}
-CLAIM_KEYS = {"statement", "figure", "op", "threshold", "holds"}
+SUMMARY_KEYS = {"nolo_version", "quick", "totals", "experiments"}
+EXPERIMENT_KEYS = {"paper", "id", "title", "status", "figures", "claims", "skipped"}
+CLAIM_KEYS = {"statement", "figure", "op", "threshold", "holds", "status", "decidable_at"}
 
 
 def _check_summary_shape(summary: dict) -> None:
@@ -97,7 +97,9 @@ def _check_summary_shape(summary: dict) -> None:
             assert fig["value"] is None or isinstance(fig["value"], (int, float))
             assert isinstance(fig["unit"], str)
         for c in e["claims"]:
-            assert set(c) == CLAIM_KEYS
+            assert set(c) == CLAIM_KEYS | ({"why"} if c["status"] == "fails" else set())
+            assert c["status"] in ("holds", "fails", "not_at_this_scale")
+            assert c["status"] != "fails" or c["why"].strip()
             assert c["op"] in ("<=", ">=", "<", ">") and isinstance(c["holds"], bool)
             assert c["figure"] in e["figures"]
             assert isinstance(c["threshold"], (int, float))
@@ -179,7 +181,7 @@ def test_strict_exits_nonzero_when_a_claim_fails(tmp_path, scratch_registry):
     assert lenient.exit_code == 0, lenient.output
     strict = CliRunner().invoke(reproduce, ["demo", "--quick", "--out", str(tmp_path / "b"), "--strict"])
     assert strict.exit_code == 1
-    assert "FAILS" in strict.output
+    assert "1 x not expected and not explained" in strict.output  # the failure, with its (default) why
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
     assert summary["experiments"][0]["claims"][0]["holds"] is False
     md = (tmp_path / "b" / "report.md").read_text()

@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -44,6 +45,8 @@ def _setup_logging(quiet: bool, verbose: bool) -> None:
     if not verbose:  # third-party chatter (distributed, numba) only with --verbose
         for name in ("distributed", "numba", "matplotlib", "asyncio"):
             logging.getLogger(name).setLevel(max(level, logging.WARNING))
+        # loky replaces a worker whose memory grew (a cache filling up) and says so: harmless for a sweep
+        warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor")
 
 
 def numba_cache_is_cold() -> bool:

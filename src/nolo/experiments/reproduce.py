@@ -67,6 +67,17 @@ def select_experiments(paper: str = "all", only=None):
 
 def check_scheduler(scheduler: str, timeout: float = 5.0) -> None:
     """Connect once to the Dask scheduler; ParameterError naming the address if it does not answer."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+    if parts.scheme in ("tcp", "tls") and parts.hostname:
+        try:
+            with socket.create_connection((parts.hostname, parts.port or 8786), timeout=timeout):
+                pass
+        except OSError as exc:
+            raise ParameterError(f"scheduler: nothing answers at {scheduler!r} ({exc.strerror or exc}); start one "
+                                 "with 'dask scheduler' or use --backend local") from None
     try:
         from dask.distributed import Client
     except ImportError as exc:  # pragma: no cover - dask is a dependency

@@ -94,7 +94,7 @@ _SESSION = _Session()
 
 @contextlib.contextmanager
 def sweep_session(force: bool = False):
-    """Count the runs of every sweep inside the block (``yield``\ s a :class:`RunStats`); with ``force``,
+    """Count the runs of every sweep inside the block (yields a :class:`RunStats`); with ``force``,
     recompute every run once (files written before the block started are not reused)."""
     global _SESSION
     saved = _SESSION
@@ -195,6 +195,18 @@ def _compute(task: dict, progress=None) -> tuple[pd.DataFrame, dict]:
         meta["error"] = error
     meta["timing"] = {"started": started, "finished": utc_now(), "seconds": time.perf_counter() - t0}
     return frame, meta
+
+
+def _as_frame(out: Any, where: str) -> pd.DataFrame:
+    if not isinstance(out, dict):
+        raise ParameterError(f"{where} must return a pandas DataFrame or a dict of arrays/scalars, "
+                             f"got {type(out).__name__}")
+    cols = {k: np.atleast_1d(np.asarray(v)) for k, v in out.items()}
+    n = max((len(v) for v in cols.values()), default=0)
+    for k, v in cols.items():
+        if len(v) not in (1, n):
+            raise ParameterError(f"{where} returned columns of different lengths ({k!r} has {len(v)}, expected {n})")
+    return pd.DataFrame({k: (np.repeat(v, n) if len(v) == 1 and n > 1 else v) for k, v in cols.items()})
 
 
 _WATCHDOG: list = []
