@@ -156,7 +156,7 @@ def _as_figure(name: str, value: Any) -> Figure:
     if isinstance(value, Figure):
         return value
     if isinstance(value, dict):
-        unknown = set(value) - {"value", "unit"}
+        unknown = set(value) - {"value", "unit", "timing"}
         if "value" not in value or unknown:
             raise ParameterError(f"figure {name!r} must be {{'value': number, 'unit': str}}, got {value!r}")
         return Figure(value["value"], value.get("unit", ""), value.get("timing", False))
