@@ -395,3 +395,37 @@ def test_docstrings_render_as_html_not_as_rst_markup(tmp_path, scratch_registry)
     assert "Demonstration (not a paper)" in page  # the paragraph per paper
     md = (tmp_path / "report.md").read_text()
     assert "`RCNBF`" in md or "`nolo.learners.bandit.RCNBF`" in md
+
+
+def test_only_seeds_and_data_dir_change_one_thing_from_outside(tmp_path, scratch_registry, monkeypatch):
+    from click.testing import CliRunner
+
+    from nolo.cli.experiments import reproduce
+
+    registry._REGISTRY.pop("demo/noisy-regression", None)
+    seen = {}
+
+    @experiment(paper="demo", id="first", title="First", quick_seeds=2)
+    def _first(ctx):
+        seen["first"] = (list(ctx.seeds), os.environ.get("NOLO_DATA_DIR"))
+        return ExperimentResult(figures={"x": 1.0}, claims=[Claim("x", "x", ">", 0)])
+
+    @experiment(paper="demo", id="second", title="Second", quick_seeds=2)
+    def _second(ctx):
+        seen["second"] = list(ctx.seeds)
+        return ExperimentResult()
+
+    monkeypatch.delenv("NOLO_DATA_DIR", raising=False)
+    data = tmp_path / "data"
+    data.mkdir()
+    res = CliRunner().invoke(reproduce, ["demo", "--quick", "--out", str(tmp_path / "o"), "--only", "first",
+                                         "--seeds", "4", "--data-dir", str(data)])
+    assert res.exit_code == 0, res.output
+    assert seen == {"first": ([0, 1, 2, 3], str(data.resolve()))}
+    assert "NOLO_DATA_DIR" not in os.environ  # restored afterwards
+    res = CliRunner().invoke(reproduce, ["demo", "--quick", "--out", str(tmp_path / "o"), "--only", "demo/second",
+                                         "--seeds", "5,7"])
+    assert res.exit_code == 0 and seen["second"] == [5, 7]
+    bad = CliRunner().invoke(reproduce, ["demo", "--quick", "--out", str(tmp_path / "o"), "--data-dir",
+                                         str(tmp_path / "nope")])
+    assert bad.exit_code == 2 and "--data-dir" in bad.output

@@ -36,7 +36,8 @@ def _numbers(df: pd.DataFrame) -> pd.DataFrame:
 #: runs ``nolo run`` with the sweep paused for good after its second finished run (a file says so), so that
 #: the test interrupts it at a known point instead of racing the sweep (issue 13.4).
 _PAUSED_RUN = """
-import pathlib, sys, time
+import pathlib, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C works even when started from a background job
 import nolo.experiments.sweep as sweep
 flag = pathlib.Path(sys.argv[1])
 original, done = sweep._run_and_write, []
@@ -81,7 +82,12 @@ def test_killed_sweep_resumes_to_identical_results(tmp_path, sig):
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, sig)
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+            pytest.fail(f"the sweep did not stop within 60 s of {signal.Signals(sig).name}")
     stderr = proc.stderr.read().decode(errors="replace")
     assert flag.exists(), f"the sweep stopped before its second run: {stderr}"
     if sig == signal.SIGKILL:

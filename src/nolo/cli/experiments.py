@@ -2,9 +2,12 @@
 
 User errors (a bad spec, a missing dataset, an output directory that cannot be
 created, an unreachable Dask scheduler) print one message and exit with
-status 2, without a traceback.  SIGTERM (what batch schedulers send) and
-Ctrl-C stop the sweep and its worker processes; rerunning the same command
-resumes from the runs already written.
+status 2, without a traceback.
+
+Stopping a run: Ctrl-C or SIGTERM (what batch schedulers send) stops the
+sweep and its worker processes (exit status 130 / 143); after ``kill -9`` of
+the command the ``--jobs`` workers notice within a second and exit.  Rerun
+the same command to resume: the runs already written are reused.
 """
 
 from __future__ import annotations
@@ -136,7 +139,11 @@ def _with_verbosity(f):
     return f
 
 
-@click.command()
+_STOPPING = ("Stopping: Ctrl-C or SIGTERM stops the workers too; after kill -9 they exit within a second. "
+             "Rerun the same command to resume (finished runs are reused).")
+
+
+@click.command(epilog=_STOPPING)
 @click.argument("spec", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out", default="nolo-out/runs", show_default=True, type=click.Path(file_okay=False),
               help="Directory for the Parquet runs (complete runs made by the same code are reused).")
@@ -181,7 +188,7 @@ def run(spec, out, jobs, backend, scheduler, seeds, force, quiet, verbose):
                + (f", {len(stats.failed)} failed" if stats.failed else "") + f"; runs in {out}")
 
 
-@click.command()
+@click.command(epilog=_STOPPING)
 @click.argument("paper", type=click.Choice(["all", *PAPERS]))
 @click.option("--quick", is_flag=True, help="Reduced version (fewer rounds and seeds); minutes on 2 cores.")
 @click.option("--out", "out", default="nolo-out", show_default=True, type=click.Path(file_okay=False),

@@ -33,34 +33,65 @@ def new_figure(width: float = 5.5, height: float = 4.0):
     return fig, fig.add_subplot(1, 1, 1)
 
 
+def _style_key(h):
+    from matplotlib.colors import to_hex
+
+    get = lambda name, default=None: getattr(h, f"get_{name}", lambda: default)()  # noqa: E731
+    color = get("color") if hasattr(h, "get_color") else get("facecolor")
+    try:
+        color = to_hex(color[0] if hasattr(color, "__len__") and len(color) and not isinstance(color, str)
+                       and hasattr(color[0], "__len__") else color)
+    except (ValueError, TypeError):
+        color = str(color)
+    return (type(h).__name__, color, str(get("linestyle")), str(get("marker")))
+
+
+def _merged_label(labels: list[str]) -> str:
+    """One label for entries drawn alike: their common words (``"RCNBF (gamma=0.1)"``, ``"RCNBF (gamma=0.25)"``
+    -> ``"RCNBF"``)."""
+    if len(set(labels)) == 1:
+        return labels[0]
+    words = [lab.split() for lab in labels]
+    common = []
+    for ws in zip(*words):
+        if len(set(ws)) != 1:
+            break
+        common.append(ws[0])
+    text = " ".join(common).rstrip(" ,(-:")
+    return text or labels[0]
+
+
 def shared_legend(fig, fontsize: float = 9.0) -> bool:
     """Replace the per-panel legends of a multi-panel figure by one legend below the panels.
 
-    The entries are the union of the panels' (label, style) pairs in first-seen order.  Returns True if
-    the figure was changed (it has several axes and at least one carries a legend)."""
-    axes = [ax for ax in fig.get_axes() if ax.get_legend() is not None]
-    if len(fig.get_axes()) < 2 or not axes:
+    Entries drawn alike (same artist type, colour, line style and marker) are merged into one, labelled by
+    the words their labels share, so per-panel details such as ``(gamma=0.1)`` do not multiply the
+    entries.  Returns True if the figure was changed (several axes, at least one with a legend)."""
+    if len(fig.get_axes()) < 2 or not any(ax.get_legend() is not None for ax in fig.get_axes()):
         return False
-    handles, labels = [], []
+    entries: dict = {}
     for ax in fig.get_axes():
+        if ax.get_legend() is None:
+            continue
         for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab and not lab.startswith("_") and lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-        if ax.get_legend() is not None:
-            ax.get_legend().remove()
-    if not handles:
+            if lab and not lab.startswith("_"):
+                entries.setdefault(_style_key(h), (h, []))[1].append(lab)
+        ax.get_legend().remove()
+    if not entries:
         return False
+    handles = [h for h, _ in entries.values()]
+    labels = [_merged_label(labs) for _, labs in entries.values()]
     ncol = min(len(labels), 4)
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=fontsize, frameon=False,
                bbox_to_anchor=(0.5, 0.0))
     rows = -(-len(labels) // ncol)
-    bottom = min(0.05 + 0.035 * rows, 0.4)
-    if fig.get_layout_engine() is not None and type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine":
-        fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
+    bottom = min(0.03 + 0.035 * rows, 0.4)
+    engine = fig.get_layout_engine()
+    if engine is not None and type(engine).__name__ == "ConstrainedLayoutEngine":
+        engine.set(rect=(0, bottom, 1, 1 - bottom))
     else:
         fig.set_layout_engine(None)
-        fig.subplots_adjust(bottom=bottom + 0.06)
+        fig.subplots_adjust(bottom=bottom + 0.07)
     return True
 
 
