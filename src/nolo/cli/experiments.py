@@ -112,13 +112,42 @@ def _parse_seeds(seeds: str | None, count_ok: bool = False):
     return parts
 
 
+def _readable_settings(df):
+    """Map tasks' ``setting`` (the task as JSON) as columns -- the task keys that vary between runs -- and
+    the group keys to aggregate by (those, and recorded text columns such as ``algo``)."""
+    import json
+
+    import pandas as pd
+
+    keys = [c for c in df.columns if c not in ("experiment", "kind", "spec_name", "setting", "learner", "seed",
+                                                 "run_id") and not pd.api.types.is_numeric_dtype(df[c]) and 1 < df[c].nunique() <= 50]
+    if "setting" not in df or "kind" not in df or not (df["kind"] == "map").any():
+        return df, keys
+    try:
+        tasks = df["setting"].map(lambda s: json.loads(s) if isinstance(s, str) else {})
+    except ValueError:
+        return df, keys
+    table = pd.DataFrame(tasks.tolist(), index=df.index)
+    out = df.drop(columns=["setting"])
+    for c in table.columns:
+        if c == "seed" or table[c].astype(str).nunique() <= 1:
+            continue
+        if c not in out.columns:
+            out[c] = table[c].astype(str)
+        if c not in keys:
+            keys.append(c)
+    return out, keys
+
+
 def _summary_table(df) -> str:
     from nolo.experiments.store import aggregate
 
-    agg = aggregate(df, at="final")
+    df, by = _readable_settings(df)
+    agg = aggregate(df, at="final", by=by)
     if agg.empty:
         return "(no runs)"
-    keep = [c for c in ("experiment", "spec_name", "setting", "learner") if c in agg and agg[c].notna().any()]
+    keys = [c for c in agg.columns if not c.endswith(("_mean", "_se")) and c != "n_seeds"]
+    keep = [c for c in keys if agg[c].notna().any() and agg[c].astype(str).nunique() > 1] or keys[:1]
     keep.append("n_seeds")
     for base in ("t", "avg_clean_loss", "error_rate", "mistakes", "regret", "queries", "time_per_round", "value"):
         for suffix in ("_mean", "_se"):
@@ -127,6 +156,21 @@ def _summary_table(df) -> str:
     extra = [c for c in agg.columns if c not in keep and c.endswith("_mean")]
     cols = keep + (extra[:6] if not any(c.endswith("_mean") for c in keep) else [])
     return agg[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}")
+
+
+def _overview(df, failed) -> str:
+    """One line per experiment directory: runs, failed runs, recorded columns."""
+    lines = []
+    w = max([len(str(e)) for e in df["experiment"].unique()] + [10])
+    lines.append(f"{'experiment':<{w}}  {'kind':<4}  {'runs':>5}  {'failed':>6}  columns")
+    for exp, part in df.groupby("experiment", sort=True):
+        cols = [c for c in part.columns if c not in ("experiment", "kind", "spec_name", "setting", "learner",
+                                                      "seed", "run_id") and part[c].notna().any()]
+        nf = int((failed["experiment"] == exp).sum()) if len(failed) else 0
+        kinds = "/".join(sorted(part["kind"].dropna().unique()))
+        shown = ", ".join(cols[:8]) + (", ..." if len(cols) > 8 else "")
+        lines.append(f"{exp:<{w}}  {kinds:<4}  {part['run_id'].nunique():>5}  {nf:>6}  {shown}")
+    return "\n".join(lines)
 
 
 _verbosity = [click.option("--quiet", "-q", is_flag=True, help="Only warnings, errors and the final summary."),
@@ -268,7 +312,12 @@ def results(directory, at, kind, csv_path):
     except NoloError as exc:
         _fail(str(exc))
     click.echo(f"{df['run_id'].nunique()} runs under {directory}" + (f", {len(failed)} failed" if len(failed) else ""))
-    if not df.empty:
+    if not df.empty and df["experiment"].nunique() > 1:
+        click.echo(_overview(df, failed))
+        click.echo(f"for one experiment's table: nolo results {Path(directory) / 'EXPERIMENT'}; "
+                   f"curves: nolo plot {Path(directory) / 'EXPERIMENT'}; all rows in Python: "
+                   f"nolo.experiments.load_results({str(directory)!r})")
+    elif not df.empty:
         if at == "final":
             click.echo(_summary_table(df))
         else:

@@ -210,6 +210,8 @@ def load_results(directory: str | os.PathLike, kind: str = "all", *, failed: boo
             warnings.warn(f"skipping {p}: not a readable Parquet file ({exc})", RuntimeWarning, stacklevel=2)
             continue
         for col in reversed(ID_COLUMNS):
+            if col in df and meta.get(col) is not None and col != "seed":  # a task's own column of that
+                df = df.rename(columns={col: f"{col}_recorded"})                # name is kept, renamed
             if col not in df:
                 df.insert(0, col, meta.get(col))
         df.insert(0, "experiment", exp)
@@ -226,25 +228,30 @@ def load_results(directory: str | os.PathLike, kind: str = "all", *, failed: boo
         return out
 
 
-def aggregate(df: pd.DataFrame, at: str = "final", metrics: list[str] | None = None) -> pd.DataFrame:
+def aggregate(df: pd.DataFrame, at: str = "final", metrics: list[str] | None = None,
+              by: list[str] | None = None) -> pd.DataFrame:
     """Mean and standard error over seeds of each metric, per (spec_name, setting, learner).
 
     ``at="final"`` uses each run's last recorded row; ``at="all"`` aggregates every recorded ``t``.
     Columns: the group keys, ``n_seeds``, and ``<metric>_mean`` / ``<metric>_se`` (se = sd / sqrt(n), 0 for one seed).
+    ``by``: more group keys (recorded columns such as ``algo`` or ``dataset``).
     """
     if df.empty:
         return pd.DataFrame()
     if at not in ("final", "all"):
         raise ParameterError(f"at must be 'final' or 'all', got {at!r}")
     base = [k for k in ("experiment", "spec_name", "setting", "learner") if k in df]
+    base += [k for k in dict.fromkeys(by or []) if k not in base]
     if at == "final":
-        df = (df.sort_values("t", kind="stable") if "t" in df else df).groupby("run_id", sort=False).tail(1)
+        series = [c for c in ("run_id", "seed") if c in df] + [c for c in (by or []) if c in df]
+        df = (df.sort_values("t", kind="stable") if "t" in df else df).groupby(series, sort=False,
+                                                                               dropna=False).tail(1)
         keys = base
     else:
         if "t" not in df:
             raise ParameterError("at='all' needs runs that record a round column 't'")
         keys = base + ["t"]
-    skip = set(ID_COLUMNS) | {"t", "experiment"}
+    skip = set(ID_COLUMNS) | {"t", "experiment"} | set(by or [])
     if metrics is None:
         metrics = [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
     g = df.groupby(keys, sort=True, dropna=False)
