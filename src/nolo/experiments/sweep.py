@@ -52,15 +52,17 @@ __all__ = ["plan_sweep", "run_sweep", "run_map", "execute_tasks", "run_id_for", 
 
 logger = logging.getLogger("nolo.sweep")
 
-#: files whose changes do not change a run's numbers (the command line, reports, plots).
+#: files whose changes do not change a run's numbers: the command line, the report, plots, verdicts
+#: (computed afresh from the figures on every reproduction), the registry and the store's reading side.
 _CODE_EXCLUDE = ("cli/", "experiments/report.py", "experiments/plots.py", "experiments/reproduce.py",
-                 "experiments/templates/")
+                 "experiments/templates/", "experiments/result.py", "experiments/registry.py",
+                 "experiments/store.py")
 
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """``"<version>+<hash>"``: the package version and a hash of nolo's source files (the command line,
-    reports and plots excluded), stored with every run so that a run made by other code is recomputed."""
+    """``"<version>+<hash>"``: the package version and a hash of nolo's source files (those of
+    ``_CODE_EXCLUDE`` aside), stored with every run so that a run made by other code is recomputed."""
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
     for p in sorted(root.rglob("*.py")):
