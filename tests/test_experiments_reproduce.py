@@ -287,8 +287,6 @@ def test_am_horizon_claims_are_deferred_at_quick_scale_and_explained():
 
 
 def _fake_summary(tmp_path, name):
-    import time as _time
-
     from nolo.experiments.report import summary_dict
     from nolo.experiments.reproduce import reproduce
 
