@@ -120,3 +120,12 @@ def test_load_results_returns_every_run_of_a_directory_as_one_tidy_frame(tmp_pat
     assert len(pd.read_parquet(tmp_path / "am" / "_curves")) == 2
     assert json.loads((tmp_path / "am" / "_curves" / "_index.json").read_text())["runs"]
     assert np.isfinite(df["avg_clean_loss"].dropna()).all()
+
+
+def test_the_parent_stamps_the_code_version_its_workers_write():
+    """A pool worker started after an edit of the sources would hash other code; the run it writes carries
+    the version the parent checks reuse against (else the parent recomputes it at once)."""
+    frame, meta = sweep_mod._compute({"kind": "map", "run_id": "x", "func": f"{__name__}:diverge_or_square",
+                                      "task": {"x": 2.0}, "spec_name": "s", "setting": "{}", "learner": None,
+                                      "seed": None, "code_version": "0.1.0+parent"})
+    assert meta["code_version"] == "0.1.0+parent" and frame["y"].tolist() == [4.0]

@@ -191,7 +191,8 @@ def _compute(task: dict, progress=None) -> tuple[pd.DataFrame, dict]:
     meta["spec"] = task.get("spec", task.get("task"))
     meta["func"] = task.get("func")
     meta["nolo_version"] = __version__
-    meta["code_version"] = code_version()
+    # the version the parent checks against (a pool worker started after an edit would hash other code)
+    meta["code_version"] = task.get("code_version") or code_version()
     meta["status"] = "failed" if error else "ok"
     if error:
         meta["error"] = error
@@ -289,6 +290,7 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
     out_dir.mkdir(parents=True, exist_ok=True)
     cleanup_tmp(out_dir)
     paths = [out_dir / f"{t['run_id']}.parquet" for t in tasks]
+    tasks = [{**t, "code_version": code_version()} for t in tasks]
     force_since = time.time() if force else _SESSION.force_since
     stats = _SESSION.stats
     todo = []
