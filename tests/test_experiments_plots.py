@@ -61,3 +61,24 @@ def test_estimates_vs_truth():
     assert fig.axes[0].get_xlabel() == "true value"
     with pytest.raises(ParameterError, match="equal length"):
         plots.estimates_vs_truth([0.0, 1.0], [1.0])
+
+
+def test_a_multi_panel_figure_gets_one_shared_legend(tmp_path):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 3)
+    for i, ax in enumerate(axes):
+        ax.plot([1, 2], [1, 2], color="tab:red", label=f"RCNBF (gamma={0.1 * (i + 1):g})")
+        ax.plot([1, 2], [2, 1], color="tab:orange", label="BPA (gamma=0.01)")
+        ax.legend(fontsize=6)
+    plots.save_figure(fig, tmp_path / "panels.png")
+    assert all(ax.get_legend() is None for ax in axes)
+    assert len(fig.legends) == 1
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["RCNBF", "BPA (gamma=0.01)"]
+    one, ax = plots.new_figure()
+    ax.plot([1, 2], [1, 2], label="a")
+    ax.legend()
+    assert not plots.shared_legend(one)  # one panel keeps its legend

@@ -29,8 +29,29 @@ def _spec(rounds=1500, seeds=(0, 1, 2, 3, 4)):
 
 def _numbers(df: pd.DataFrame) -> pd.DataFrame:
     """The deterministic part of a sweep's table, in a canonical order."""
-    return (df.drop(columns=[c for c in TIMING_COLUMNS if c in df])
+    return (df.drop(columns=[c for c in (*TIMING_COLUMNS, "experiment") if c in df])
               .sort_values(["run_id", "t"]).reset_index(drop=True))
+
+
+#: runs ``nolo run`` with the sweep paused for good after its second finished run (a file says so), so that
+#: the test interrupts it at a known point instead of racing the sweep (issue 13.4).
+_PAUSED_RUN = """
+import pathlib, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C works even when started from a background job
+import nolo.experiments.sweep as sweep
+flag = pathlib.Path(sys.argv[1])
+original, done = sweep._run_and_write, []
+def run_then_pause(*args, **kwargs):
+    out = original(*args, **kwargs)
+    done.append(out)
+    if len(done) == 2:
+        flag.write_text("2 runs written")
+        time.sleep(600)
+    return out
+sweep._run_and_write = run_then_pause
+from nolo.cli import main
+main(sys.argv[2:])
+"""
 
 
 def test_plan_has_deterministic_distinct_ids():
@@ -50,27 +71,32 @@ def test_killed_sweep_resumes_to_identical_results(tmp_path, sig):
     spec_file = spec.to_file(tmp_path / "sweep.yaml")
     out = tmp_path / "killed"
     runs = out
-    proc = subprocess.Popen([sys.executable, "-c", "from nolo.cli import main; main()", "run", str(spec_file), "--out", str(out)],
+    flag = tmp_path / "paused"
+    proc = subprocess.Popen([sys.executable, "-c", _PAUSED_RUN, str(flag), "run", str(spec_file), "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                             env={**os.environ, "CI": "1"})
-    deadline = time.time() + 120
+    deadline = time.time() + 300
     try:
-        while time.time() < deadline and proc.poll() is None:
-            if runs.is_dir() and len(list(runs.glob("*.parquet"))) >= 2:
-                break
+        while time.time() < deadline and proc.poll() is None and not flag.exists():
             time.sleep(0.02)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, sig)
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+            pytest.fail(f"the sweep did not stop within 60 s of {signal.Signals(sig).name}")
     stderr = proc.stderr.read().decode(errors="replace")
-    assert proc.returncode != 0, f"the sweep finished before it could be interrupted: {stderr}"
+    assert flag.exists(), f"the sweep stopped before its second run: {stderr}"
     if sig == signal.SIGKILL:
         assert proc.returncode == -signal.SIGKILL
     else:
-        assert "Traceback" not in stderr or "KeyboardInterrupt" in stderr
+        assert proc.returncode == 130, stderr
+        assert "Traceback" not in stderr and "rerun the same command to resume" in stderr
     done = {p.name: p.stat().st_mtime_ns for p in runs.glob("*.parquet")}
-    assert 2 <= len(done) < 15
+    assert len(done) == 2
     for p in runs.glob("*.parquet"):
         assert read_run_meta(p)["complete"] is True  # only complete files carry the final name
 
@@ -147,4 +173,5 @@ def test_run_map_stores_and_skips_finished_tasks(tmp_path):
     for a, b in zip(first, again):
         pd.testing.assert_frame_equal(a, b)
     assert load_results(tmp_path, kind="map")["spec_name"].unique().tolist() == ["squares"]
-    assert load_results(tmp_path).empty
+    assert load_results(tmp_path, kind="run").empty
+    assert len(load_results(tmp_path)) == 12  # kind="all" by default: the map tasks too

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "run": "nolo.cli.experiments:run",
     "reproduce": "nolo.cli.experiments:reproduce",
     "results": "nolo.cli.experiments:results",
+    "plot": "nolo.cli.plot:plot",
     "data": "nolo.cli.data:data",
     "estimate-noise": "nolo.cli.estimate_noise:estimate_noise",
 }

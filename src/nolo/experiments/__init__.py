@@ -46,11 +46,13 @@ __all__ = [
 ]
 
 
-def load_results(directory, kind: str = "run"):
-    """All runs stored under ``directory`` (searched recursively) as one pandas DataFrame.
+def load_results(directory, kind: str = "all", *, failed: bool = False):
+    """Every run stored under ``directory`` (searched recursively; any nolo output directory) as one tidy
+    pandas DataFrame, with an ``experiment`` column naming each run's directory.
 
-    ``kind``: "run" (learner runs), "map" (``Context.map`` tasks) or "all".
+    ``kind``: "all" (default), "run" (learner runs of specs) or "map" (experiment tasks); ``failed=True``
+    lists the runs that failed (NumericalError) instead.  See :func:`nolo.experiments.store.load_results`.
     """
     from nolo.experiments.store import load_results as _load
 
-    return _load(directory, kind=kind)
+    return _load(directory, kind=kind, failed=failed)

@@ -5,7 +5,9 @@
 * :func:`regret_vs_rounds` -- regret vs T on log-log axes with the fitted slope
   of log(regret) on log(T) in the legend (the exponent 1/2 of the theorems);
 * :func:`estimates_vs_truth` -- Monte Carlo estimates with error bars against the
-  true values and the identity line (unbiasedness checks).
+  true values and the identity line (unbiasedness checks);
+* :func:`shared_legend` -- one legend for a figure of several panels (done by
+  :func:`save_figure` for every multi-panel figure whose panels carry legends).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from matplotlib.figure import Figure
 from nolo.exceptions import ParameterError
 
 __all__ = ["new_figure", "save_figure", "fit_slope", "metric_vs_rounds", "regret_vs_rounds",
-           "estimates_vs_truth", "mean_band"]
+           "estimates_vs_truth", "mean_band", "shared_legend"]
 
 
 def new_figure(width: float = 5.5, height: float = 4.0):
@@ -31,12 +33,78 @@ def new_figure(width: float = 5.5, height: float = 4.0):
     return fig, fig.add_subplot(1, 1, 1)
 
 
+def _style_key(h):
+    from matplotlib.colors import to_hex
+
+    get = lambda name, default=None: getattr(h, f"get_{name}", lambda: default)()  # noqa: E731
+    color = get("color") if hasattr(h, "get_color") else get("facecolor")
+    try:
+        color = to_hex(color[0] if hasattr(color, "__len__") and len(color) and not isinstance(color, str)
+                       and hasattr(color[0], "__len__") else color)
+    except (ValueError, TypeError):
+        color = str(color)
+    return (type(h).__name__, color, str(get("linestyle")), str(get("marker")))
+
+
+def _merged_label(labels: list[str]) -> str:
+    """One label for entries drawn alike: their common words (``"RCNBF (gamma=0.1)"``, ``"RCNBF (gamma=0.25)"``
+    -> ``"RCNBF"``)."""
+    if len(set(labels)) == 1:
+        return labels[0]
+    words = [lab.split() for lab in labels]
+    common = []
+    for ws in zip(*words):
+        if len(set(ws)) != 1:
+            break
+        common.append(ws[0])
+    text = " ".join(common).rstrip(" ,(-:")
+    return text or labels[0]
+
+
+def shared_legend(fig, fontsize: float = 9.0) -> bool:
+    """Replace the per-panel legends of a multi-panel figure by one legend below the panels.
+
+    Entries drawn alike (same artist type, colour, line style and marker) are merged into one, labelled by
+    the words their labels share, so per-panel details such as ``(gamma=0.1)`` do not multiply the
+    entries.  Returns True if the figure was changed (several axes, at least one with a legend)."""
+    if len(fig.get_axes()) < 2 or not any(ax.get_legend() is not None for ax in fig.get_axes()):
+        return False
+    entries: dict = {}
+    for ax in fig.get_axes():
+        if ax.get_legend() is None:
+            continue
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab and not lab.startswith("_"):
+                entries.setdefault(_style_key(h), (h, []))[1].append(lab)
+        ax.get_legend().remove()
+    if not entries:
+        return False
+    handles = [h for h, _ in entries.values()]
+    labels = [_merged_label(labs) for _, labs in entries.values()]
+    ncol = min(len(labels), 4)
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=fontsize, frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
+    rows = -(-len(labels) // ncol)
+    bottom = min(0.03 + 0.035 * rows, 0.4)
+    engine = fig.get_layout_engine()
+    if engine is not None and type(engine).__name__ == "ConstrainedLayoutEngine":
+        engine.set(rect=(0, bottom, 1, 1 - bottom))
+    else:
+        fig.set_layout_engine(None)
+        fig.subplots_adjust(bottom=bottom + 0.07)
+    return True
+
+
 def save_figure(fig, path: str | os.PathLike) -> Path:
-    """Write ``fig`` as PNG to ``path`` atomically (parents created); works for pyplot figures too."""
+    """Write ``fig`` as PNG to ``path`` atomically (parents created); works for pyplot figures too.
+
+    A figure of several panels whose panels carry legends gets one shared legend instead
+    (:func:`shared_legend`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
+    shared_legend(fig)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     fig.savefig(tmp, format="png", dpi=100)
     os.replace(tmp, path)
@@ -76,10 +144,19 @@ def mean_band(df: pd.DataFrame, metric: str, by: list[str]) -> pd.DataFrame:
     return out.reset_index()
 
 
+_ID_LIKE = {"run_id", "seed", "t", "kind", "spec_name", "setting", "learner", "experiment"}
+
+
 def _groups(df: pd.DataFrame) -> list[str]:
-    by = ["learner"]
-    if "setting" in df and df["setting"].nunique() > 1:
-        by = ["setting", "learner"]
+    if "learner" in df and df["learner"].notna().any():
+        by = ["learner"]
+        if "setting" in df and df["setting"].nunique() > 1:
+            by = ["setting", "learner"]
+    else:  # experiment tasks (no learner column): their own descriptive columns, e.g. algo and dataset
+        by = [c for c in df.columns if c not in _ID_LIKE and not pd.api.types.is_float_dtype(df[c])
+              and 1 < df[c].nunique() <= 12][:3] or (["spec_name"] if "spec_name" in df else [])
+    if "experiment" in df and df["experiment"].nunique() > 1:
+        by = ["experiment", *by]
     return by
 
 
@@ -88,10 +165,14 @@ def _label(key) -> str:
 
 
 def metric_vs_rounds(df: pd.DataFrame, metric: str = "error_rate", *, ylabel: str | None = None,
-                     title: str | None = None, loglog: bool = True):
-    """``metric`` vs rounds per learner (and setting): mean over seeds with a +-1 SE band."""
+                     title: str | None = None, loglog: bool = True, by: list[str] | None = None):
+    """``metric`` vs rounds per learner (and setting), or per the columns ``by``: mean over seeds with a
+    +-1 SE band."""
     fig, ax = new_figure()
-    by = _groups(df)
+    by = list(by) if by else _groups(df)
+    if not by:
+        df = df.assign(_all="all")
+        by = ["_all"]
     band = mean_band(df, metric, by)
     for key, part in band.groupby(by if len(by) > 1 else by[0], sort=True):
         line, = ax.plot(part["t"], part["mean"], label=_label(key), lw=1.6)

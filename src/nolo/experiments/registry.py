@@ -37,16 +37,13 @@ __all__ = [
     "clear_registry",
 ]
 
-#: papers an experiment may belong to ("demo" is the built-in demonstration).
-PAPERS: tuple[str, ...] = ("css10", "css11", "am", "demo")
+#: papers an experiment may belong to, in report order ("demo" is the built-in demonstration).  The one
+#: list: the CLI's choices, the report order and the modules below derive from it, so that a new paper is
+#: one word here (and its module ``nolo.experiments.<paper>``).
+PAPERS: tuple[str, ...] = ("demo", "css10", "css11", "am")
 
 #: modules imported by ``nolo reproduce``, in report order.
-EXPERIMENT_MODULES: tuple[str, ...] = (
-    "nolo.experiments.demo",
-    "nolo.experiments.css10",
-    "nolo.experiments.css11",
-    "nolo.experiments.am",
-)
+EXPERIMENT_MODULES: tuple[str, ...] = tuple(f"nolo.experiments.{p}" for p in PAPERS)
 
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 
@@ -169,7 +166,7 @@ def get_experiments(paper: str = "all") -> list[Experiment]:
     exps = list(_REGISTRY.values())
     if paper != "all":
         exps = [e for e in exps if e.paper == paper]
-    order = {p: i for i, p in enumerate(("demo", "css10", "css11", "am"))}
+    order = {p: i for i, p in enumerate(PAPERS)}
     return sorted(exps, key=lambda e: order[e.paper])  # stable: registration order within a paper
 
 

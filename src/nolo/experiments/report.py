@@ -1,40 +1,86 @@
-"""``report.md`` and ``report.html`` (figures embedded as base64 PNG) and ``summary.json``.
+"""``summary.json``, ``timings.json``, ``report.md`` and ``report.html`` (figures embedded as base64 PNG).
 
-For each experiment: its figures, its claims with verdicts, the paper's
-numbers beside ours with the difference (``ours - paper``), its plots and
-tables.  ``summary.json`` has the fixed machine-readable shape of
-``docs/experiments.md`` (non-finite numbers are written as ``null``).
+``summary.json`` is the verdict and nothing else: per experiment its figures
+and its claims, each with ``"status"`` (``holds`` / ``fails`` /
+``not_at_this_scale``) and, for a failure, the one-line ``"why"`` pointing to
+the docs.  It holds no wall-clock number, so two runs of the same code give
+byte-identical files; the timings (seconds per experiment, runs reused and
+computed, wall-clock figures such as ``seconds_nrest``) go to
+``timings.json``.
+
+The report opens with the console summary and one plain-language paragraph
+per paper (``templates/papers.yaml``), then per experiment its claims (a
+dataset x setting grid when the claims are keyed that way), the paper's
+numbers beside ours, figures, tables and plots.  Pages are rendered from
+Jinja2 templates (``templates/report.*.j2``); docstrings are reStructuredText,
+rendered with docutils.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import json
 import math
 import os
+import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from nolo import __version__
-from nolo.experiments.registry import Experiment
-from nolo.experiments.result import ExperimentResult
+from nolo.experiments.registry import PAPERS, Experiment
+from nolo.experiments.result import STATUSES, ExperimentResult, is_timing
 
-__all__ = ["ExperimentOutcome", "summary_dict", "write_summary", "write_markdown", "write_html", "fmt_number"]
+__all__ = ["ExperimentOutcome", "summary_dict", "timings_dict", "write_summary", "write_timings", "write_markdown",
+           "write_html", "fmt_number", "console_summary", "rst_to_html"]
+
+_TEMPLATES = Path(__file__).with_name("templates")
+_SKIPPED_RE = re.compile(r"Skipped \(files absent\): (.*?)(?:$|\n)")
 
 
 @dataclass
 class ExperimentOutcome:
-    """A finished (or failed) experiment: its registration, result, wall seconds and error text."""
+    """A finished (or failed) experiment: its registration, result, wall seconds, error text and run counts."""
 
     experiment: Experiment
     result: ExperimentResult = field(default_factory=ExperimentResult)
     seconds: float = 0.0
     error: str | None = None
+    quick: bool = True
+    runs_reused: int = 0
+    runs_computed: int = 0
+    runs_failed: list = field(default_factory=list)
+    skipped: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.skipped:
+            self.skipped = skipped_from_notes(self.result.notes)
 
     @property
     def verdicts(self):
+        """``(claim, holds)`` pairs: whether each comparison holds, whatever the scale."""
         return self.result.verdicts()
+
+    @property
+    def statuses(self):
+        """``(claim, status)`` pairs at this run's scale."""
+        return self.result.statuses(self.quick)
+
+    def count(self, status: str) -> int:
+        return sum(1 for _, s in self.statuses if s == status)
+
+
+def skipped_from_notes(notes: str) -> dict[str, str]:
+    """Datasets an experiment skipped, from its notes' ``Skipped (files absent): name: reason; ...``."""
+    m = _SKIPPED_RE.search(notes or "")
+    if not m:
+        return {}
+    out = {}
+    for item in re.split(r";\s+(?=[\w-]+: )", m.group(1).strip()):
+        name, _, reason = item.partition(": ")
+        out[name.strip()] = reason.strip()
+    return out
 
 
 def fmt_number(v: float) -> str:
@@ -52,19 +98,45 @@ def _num(v: float):
     return v if math.isfinite(v) else None
 
 
+def _decidable_json(d):
+    return d if isinstance(d, int) else str(d)
+
+
+# -- summary.json / timings.json ------------------------------------------------------------------------
 def summary_dict(outcomes: list[ExperimentOutcome], quick: bool) -> dict:
-    """The ``summary.json`` object."""
+    """The ``summary.json`` object: deterministic (no wall-clock figure, no timestamp)."""
     exps = []
+    totals = dict.fromkeys(STATUSES, 0)
     for o in outcomes:
+        claims = []
+        for (c, h), (_, st) in zip(o.verdicts, o.statuses):
+            totals[st] += 1
+            entry = {"statement": c.statement, "figure": c.figure, "op": c.op, "threshold": _num(c.threshold),
+                     "holds": bool(h), "status": st, "decidable_at": _decidable_json(c.decidable_at)}
+            if st == "fails":
+                entry["why"] = c.why_text
+            claims.append(entry)
         exps.append({
             "paper": o.experiment.paper,
             "id": o.experiment.id,
             "title": o.experiment.title,
-            "figures": {k: {"value": _num(f.value), "unit": f.unit} for k, f in o.result.figures.items()},
-            "claims": [{"statement": c.statement, "figure": c.figure, "op": c.op, "threshold": _num(c.threshold),
-                        "holds": bool(h)} for c, h in o.verdicts],
+            "status": "error" if o.error else "ok",
+            "figures": {k: {"value": _num(f.value), "unit": f.unit} for k, f in o.result.figures.items()
+                        if not is_timing(k, f)},
+            "claims": claims,
+            "skipped": dict(sorted(o.skipped.items())),
         })
-    return {"nolo_version": __version__, "quick": bool(quick), "experiments": exps}
+    return {"nolo_version": __version__, "quick": bool(quick), "totals": totals, "experiments": exps}
+
+
+def timings_dict(outcomes: list[ExperimentOutcome], quick: bool) -> dict:
+    """The ``timings.json`` object: what varies from run to run (seconds, runs reused / computed)."""
+    return {"nolo_version": __version__, "quick": bool(quick), "experiments": [{
+        "paper": o.experiment.paper, "id": o.experiment.id, "seconds": round(o.seconds, 3),
+        "runs_reused": o.runs_reused, "runs_computed": o.runs_computed,
+        "figures": {k: {"value": _num(f.value), "unit": f.unit} for k, f in o.result.figures.items()
+                    if is_timing(k, f)},
+    } for o in outcomes]}
 
 
 def _atomic_text(path: Path, text: str) -> Path:
@@ -79,15 +151,143 @@ def write_summary(path: str | os.PathLike, outcomes: list[ExperimentOutcome], qu
     return _atomic_text(Path(path), json.dumps(summary_dict(outcomes, quick), indent=2, allow_nan=False) + "\n")
 
 
-# -- markdown ------------------------------------------------------------------------------------------
-def _md_escape(s: str) -> str:
-    return str(s).replace("|", "\\|").replace("\n", " ")
+def write_timings(path: str | os.PathLike, outcomes: list[ExperimentOutcome], quick: bool) -> Path:
+    return _atomic_text(Path(path), json.dumps(timings_dict(outcomes, quick), indent=2, allow_nan=False) + "\n")
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(map(_md_escape, header)) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_md_escape(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
+# -- the console summary (also the top of the report) --------------------------------------------------
+def _causes(outcomes) -> "OrderedDict[str, list[tuple[str, str]]]":
+    """Failed claims grouped by their ``why``: ``{why: [(experiment key, statement), ...]}``."""
+    groups: OrderedDict[str, list] = OrderedDict()
+    for o in outcomes:
+        for c, st in o.statuses:
+            if st == "fails":
+                groups.setdefault(c.why_text, []).append((o.experiment.key, c.statement))
+    return groups
+
+
+def console_summary(outcomes: list[ExperimentOutcome], quick: bool, out: Path | None = None,
+                    max_causes: int = 5) -> list[str]:
+    """The few lines ``nolo reproduce`` prints: one per experiment, failures grouped by cause, skipped
+    datasets, run counts, totals and where the report is."""
+    w = max([len(o.experiment.key) for o in outcomes] + [10])
+    lines = [f"{'experiment':<{w}}  {'held':>5} {'failed':>6} {'deferred':>8}  {'seconds':>7}"]
+    for o in outcomes:
+        if o.error:
+            first = o.error.strip().splitlines()[-1] if o.error.strip() else "error"
+            lines.append(f"{o.experiment.key:<{w}}  {'ERROR':>22}  {o.seconds:>7.1f}  {first[:80]}")
+            continue
+        lines.append(f"{o.experiment.key:<{w}}  {o.count('holds'):>5} {o.count('fails'):>6} "
+                     f"{o.count('not_at_this_scale'):>8}  {o.seconds:>7.1f}")
+    causes = _causes(outcomes)
+    if causes:
+        lines.append("failed claims, by cause:")
+        for why, items in list(causes.items())[:max_causes]:
+            exps = sorted({k for k, _ in items})
+            lines.append(f"  {len(items)} x {why} ({', '.join(exps)})")
+        if len(causes) > max_causes:
+            lines.append(f"  ... {len(causes) - max_causes} more causes: see the report")
+    skipped: OrderedDict[str, str] = OrderedDict()
+    for o in outcomes:
+        for name, reason in o.skipped.items():
+            skipped.setdefault(name, reason)
+    if skipped:
+        lines.append("skipped datasets (files absent; --data-dir DIR or NOLO_DATA_DIR): "
+                     + "; ".join(f"{n}" for n in skipped))
+    errors = [o.experiment.key for o in outcomes if o.error]
+    if errors:
+        lines.append(f"experiments that raised (traceback in the report): {', '.join(errors)}")
+    failed_runs = sum(len(o.runs_failed) for o in outcomes)
+    reused = sum(o.runs_reused for o in outcomes)
+    computed = sum(o.runs_computed for o in outcomes)
+    runs = f"{reused} runs reused, {computed} computed" + (f", {failed_runs} failed" if failed_runs else "")
+    n = {s: sum(o.count(s) for o in outcomes) for s in STATUSES}
+    scale = "quick scale" if quick else "paper scale"
+    lines.append(f"{n['holds']} claims hold, {n['fails']} fail, {n['not_at_this_scale']} not decidable at "
+                 f"{scale}; {runs}")
+    if out is not None:
+        lines.append(f"report: {Path(out) / 'report.html'} (also report.md, summary.json)")
+    return lines
+
+
+def paper_paragraphs(outcomes: list[ExperimentOutcome], quick: bool) -> list[dict]:
+    """One plain-language paragraph per paper present in ``outcomes``, with this run's counts."""
+    import yaml
+
+    texts = yaml.safe_load((_TEMPLATES / "papers.yaml").read_text(encoding="utf-8")) or {}
+    out = []
+    for paper in PAPERS:
+        mine = [o for o in outcomes if o.experiment.paper == paper]
+        if not mine:
+            continue
+        t = texts.get(paper, {})
+        n = {s: sum(o.count(s) for o in mine) for s in STATUSES}
+        counts = (f"This run ({'quick' if quick else 'paper'} scale): {n['holds']} of {sum(n.values())} claims "
+                  f"hold, {n['fails']} fail")
+        counts += (f", {n['not_at_this_scale']} are decided only at paper scale (nolo reproduce {paper} "
+                   "without --quick)." if n["not_at_this_scale"] else ".")
+        errs = [o.experiment.id for o in mine if o.error]
+        if errs:
+            counts += f" Experiments that raised: {', '.join(errs)}."
+        skipped = sorted({k for o in mine for k in o.skipped})
+        if skipped:
+            counts += f" Datasets skipped (files absent): {', '.join(skipped)}."
+        out.append({"paper": paper, "name": t.get("name", paper), "reproduced": t.get("reproduced", ""),
+                    "not_reproduced": t.get("not_reproduced", ""), "adds": t.get("adds", ""), "counts": counts})
+    return out
+
+
+# -- claims as rows or as a grid -------------------------------------------------------------------------
+_MARK = {"holds": "holds", "fails": "FAILS", "not_at_this_scale": "deferred"}
+_SYMBOL = {"holds": "\u2713", "fails": "\u2717", "not_at_this_scale": "\u00b7"}
+_KEY_RE = re.compile(r"^([^\s:/]+)/([^\s:]+): (.+)$")
+
+
+def _claim_rows(o: ExperimentOutcome):
+    rows = []
+    for c, st in o.statuses:
+        f = o.result.figures.get(c.figure)
+        rows.append([_MARK[st], c.statement, c.figure, fmt_number(f.value) if f else "n/a",
+                     f"{c.op} {fmt_number(c.threshold)}", c.why_text if st == "fails" else ""])
+    return ["verdict", "claim", "figure", "ours", "required", "why it fails"], rows
+
+
+def claim_grid(o: ExperimentOutcome, min_claims: int = 12):
+    """Claims stated as ``"<dataset>/<setting>: <text>"`` as a grid: one row per (text, dataset), one column
+    per setting, each cell the verdict symbol and our figure.  None when the claims are not keyed that way."""
+    st = o.statuses
+    if len(st) < min_claims:
+        return None
+    cells, texts, rows_seen, cols = {}, [], [], []
+    for c, s in st:
+        m = _KEY_RE.match(c.statement)
+        if not m:
+            return None
+        ds, setting, text = m.groups()
+        if text not in texts:
+            texts.append(text)
+        if ds not in rows_seen:
+            rows_seen.append(ds)
+        if setting not in cols:
+            cols.append(setting)
+        f = o.result.figures.get(c.figure)
+        cells[(text, ds, setting)] = (s, f"{_SYMBOL[s]} {fmt_number(f.value) if f else 'n/a'}")
+    groups = []
+    for text in texts:
+        rows = []
+        for ds in rows_seen:
+            row = [cells.get((text, ds, col)) for col in cols]
+            if any(row):
+                rows.append({"label": ds, "cells": [r or ("", "") for r in row]})
+        groups.append({"text": text, "rows": rows,
+                       "table_rows": [[r["label"], *(c[1] for c in r["cells"])] for r in rows]})
+    return {"columns": cols, "groups": groups}
+
+
+def _paper_rows(o: ExperimentOutcome):
+    rows = [[r.quantity, fmt_number(r.paper), fmt_number(r.ours), fmt_number(r.difference), r.unit, r.note]
+            for r in o.result.paper_rows]
+    return ["quantity", "paper", "ours", "difference (ours - paper)", "unit", "note"], rows
 
 
 def _frame_rows(df, max_rows: int = 50):
@@ -99,128 +299,98 @@ def _frame_rows(df, max_rows: int = 50):
     return header, rows
 
 
-def _claim_rows(o: ExperimentOutcome):
-    rows = []
-    for c, h in o.verdicts:
-        f = o.result.figures.get(c.figure)
-        rows.append(["holds" if h else "FAILS", c.statement, c.figure,
-                     fmt_number(f.value) if f else "n/a", f"{c.op} {fmt_number(c.threshold)}"])
-    return ["verdict", "claim", "figure", "ours", "required"], rows
+# -- reStructuredText ------------------------------------------------------------------------------------
+_SPHINX_ROLES = ("func", "class", "meth", "mod", "attr", "data", "exc", "obj", "ref", "doc", "py:func",
+                 "py:class", "py:meth", "eq", "cite", "term", "any")
 
 
-def _paper_rows(o: ExperimentOutcome):
-    rows = [[r.quantity, fmt_number(r.paper), fmt_number(r.ours), fmt_number(r.difference), r.unit, r.note]
-            for r in o.result.paper_rows]
-    return ["quantity", "paper", "ours", "difference (ours - paper)", "unit", "note"], rows
+@lru_cache(maxsize=1)
+def _register_roles() -> None:
+    from docutils import nodes
+    from docutils.parsers.rst import roles
+
+    def literal_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+        shown = text.split("<")[0].strip() if "<" in text and text.endswith(">") else text
+        return [nodes.literal(rawtext, shown.lstrip("~!"))], []
+
+    for r in _SPHINX_ROLES:
+        roles.register_local_role(r, literal_role)
 
 
-def _totals(outcomes):
-    n = sum(len(o.verdicts) for o in outcomes)
-    held = sum(1 for o in outcomes for _, h in o.verdicts if h)
-    return held, n
+def rst_to_html(text: str) -> str:
+    """reStructuredText (a docstring) as an HTML fragment; Sphinx roles such as ``:func:`` render as code."""
+    import html
+
+    from docutils.core import publish_parts
+
+    if not text or not text.strip():
+        return ""
+    _register_roles()
+    try:
+        parts = publish_parts(text, writer_name="html5", settings_overrides={
+            "report_level": 5, "halt_level": 5, "doctitle_xform": False, "initial_header_level": 4,
+            "syntax_highlight": "none", "input_encoding": "unicode", "output_encoding": "unicode",
+            "embed_stylesheet": False, "file_insertion_enabled": False, "raw_enabled": False})
+        return parts["body"]
+    except Exception:  # never let a docstring break the report
+        return "<p>" + html.escape(text) + "</p>"
+
+
+def rst_to_markdown(text: str) -> str:
+    """The light touch a docstring needs in Markdown: ``code`` and :role:`x` become `x`."""
+    text = re.sub(r":[\w:]+:`~?([^`<]+?)(?:\s*<[^>]+>)?`", r"`\1`", text or "")
+    return re.sub(r"``(.+?)``", r"`\1`", text)
+
+
+# -- pages -----------------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _env():
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_TEMPLATES)), autoescape=jinja2.select_autoescape(
+        enabled_extensions=("html.j2",), default_for_string=False), trim_blocks=True, lstrip_blocks=True,
+        keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.filters["md"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
+    env.filters["rst_md"] = rst_to_markdown
+    return env
+
+
+def _context(outcomes, quick, path: Path, embed: bool) -> dict:
+    from markupsafe import Markup
+
+    exps = []
+    for o in outcomes:
+        e = o.experiment
+        plots = []
+        for p in o.result.plots:
+            p = Path(p)
+            item = {"stem": p.stem, "rel": os.path.relpath(p, path.parent)}
+            if embed and p.is_file():
+                item["data"] = base64.b64encode(p.read_bytes()).decode("ascii")
+            plots.append(item)
+        tables = [{"name": name, "header": _frame_rows(df)[0], "rows": _frame_rows(df)[1]}
+                  for name, df in o.result.tables.items()]
+        ch, cr = _claim_rows(o)
+        ph, pr = _paper_rows(o)
+        exps.append({
+            "paper": e.paper, "id": e.id, "key": e.key, "title": e.title, "description": e.description,
+            "description_html": Markup(rst_to_html(e.description)) if embed else "", "error": o.error,
+            "claims_header": ch, "claims": cr, "grid": claim_grid(o), "paper_header": ph, "paper_rows": pr,
+            "figures": [[k, fmt_number(f.value), f.unit] for k, f in o.result.figures.items()],
+            "tables": tables, "plots": plots, "notes": o.result.notes, "skipped": o.skipped,
+        })
+    return {"version": __version__, "quick": quick, "summary": console_summary(outcomes, quick),
+            "papers": paper_paragraphs(outcomes, quick), "experiments": exps,
+            "symbols": _SYMBOL}
 
 
 def write_markdown(path: str | os.PathLike, outcomes: list[ExperimentOutcome], quick: bool) -> Path:
     path = Path(path)
-    held, n = _totals(outcomes)
-    out = ["# nolo reproduction report", "",
-           f"nolo {__version__}; {'quick (reduced) runs' if quick else 'paper-scale runs'}; "
-           f"{held} of {n} claims hold.", ""]
-    out.append(_md_table(["paper", "experiment", "claims holding", "seconds"],
-                         [[o.experiment.paper, f"{o.experiment.id}: {o.experiment.title}",
-                           "ERROR" if o.error else f"{sum(h for _, h in o.verdicts)}/{len(o.verdicts)}",
-                           f"{o.seconds:.1f}"] for o in outcomes]))
-    for o in outcomes:
-        e = o.experiment
-        out += ["", f"## {e.paper} / {e.id}: {e.title}", ""]
-        if e.description:
-            out += [e.description, ""]
-        if o.error:
-            out += ["**The experiment failed:**", "", "```", o.error.rstrip(), "```", ""]
-            continue
-        if o.verdicts:
-            out += ["### Claims", "", _md_table(*_claim_rows(o)), ""]
-        if o.result.paper_rows:
-            out += ["### Paper vs ours", "", _md_table(*_paper_rows(o)), ""]
-        if o.result.figures:
-            out += ["### Figures", "", _md_table(["name", "value", "unit"],
-                                                 [[k, fmt_number(f.value), f.unit] for k, f in o.result.figures.items()]), ""]
-        for name, df in o.result.tables.items():
-            out += [f"### {name}", "", _md_table(*_frame_rows(df)), ""]
-        for p in o.result.plots:
-            rel = os.path.relpath(p, path.parent)
-            out += [f"![{p.stem}]({rel})", ""]
-        if o.result.notes:
-            out += [o.result.notes, ""]
-    return _atomic_text(path, "\n".join(out) + "\n")
-
-
-# -- HTML ----------------------------------------------------------------------------------------------
-_CSS = """
-body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
-th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
-th { background: #f2f2f2; }
-td.holds { color: #0a6b1f; font-weight: bold; } td.fails { color: #b00020; font-weight: bold; }
-img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0.5em 0.5em 0; }
-pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; }
-div.scroll { max-width: 100%; overflow-x: auto; }
-"""
-
-
-def _h(s) -> str:
-    return html.escape(str(s))
-
-
-def _html_table(header, rows, verdict_col: int | None = None) -> str:
-    out = ['<div class="scroll"><table><thead><tr>' + "".join(f"<th>{_h(c)}</th>" for c in header)
-           + "</tr></thead><tbody>"]
-    for r in rows:
-        cells = []
-        for i, c in enumerate(r):
-            cls = ""
-            if verdict_col is not None and i == verdict_col:
-                cls = ' class="holds"' if c == "holds" else ' class="fails"'
-            cells.append(f"<td{cls}>{_h(c)}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table></div>")
-    return "\n".join(out)
+    text = _env().get_template("report.md.j2").render(**_context(outcomes, quick, path, embed=False))
+    return _atomic_text(path, text)
 
 
 def write_html(path: str | os.PathLike, outcomes: list[ExperimentOutcome], quick: bool) -> Path:
     path = Path(path)
-    held, n = _totals(outcomes)
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           "<title>nolo reproduction report</title>", f"<style>{_CSS}</style></head><body>",
-           "<h1>nolo reproduction report</h1>",
-           f"<p>nolo {_h(__version__)}; {'quick (reduced) runs' if quick else 'paper-scale runs'}; "
-           f"<b>{held} of {n} claims hold</b>.</p>"]
-    out.append(_html_table(["paper", "experiment", "claims holding", "seconds"],
-                           [[o.experiment.paper, f"{o.experiment.id}: {o.experiment.title}",
-                             "ERROR" if o.error else f"{sum(h for _, h in o.verdicts)}/{len(o.verdicts)}",
-                             f"{o.seconds:.1f}"] for o in outcomes]))
-    for o in outcomes:
-        e = o.experiment
-        out.append(f'<h2 id="{_h(e.paper)}-{_h(e.id)}">{_h(e.paper)} / {_h(e.id)}: {_h(e.title)}</h2>')
-        if e.description:
-            out.append(f"<p>{_h(e.description)}</p>")
-        if o.error:
-            out.append(f"<p class='fails'><b>The experiment failed:</b></p><pre>{_h(o.error)}</pre>")
-            continue
-        if o.verdicts:
-            out += ["<h3>Claims</h3>", _html_table(*_claim_rows(o), verdict_col=0)]
-        if o.result.paper_rows:
-            out += ["<h3>Paper vs ours</h3>", _html_table(*_paper_rows(o))]
-        if o.result.figures:
-            out += ["<h3>Figures</h3>", _html_table(["name", "value", "unit"],
-                                                    [[k, fmt_number(f.value), f.unit]
-                                                     for k, f in o.result.figures.items()])]
-        for name, df in o.result.tables.items():
-            out += [f"<h3>{_h(name)}</h3>", _html_table(*_frame_rows(df))]
-        for p in o.result.plots:
-            data = base64.b64encode(Path(p).read_bytes()).decode("ascii")
-            out.append(f'<img alt="{_h(p.stem)}" src="data:image/png;base64,{data}">')
-        if o.result.notes:
-            out.append(f"<p>{_h(o.result.notes)}</p>")
-    out.append("</body></html>")
-    return _atomic_text(path, "\n".join(out) + "\n")
+    text = _env().get_template("report.html.j2").render(**_context(outcomes, quick, path, embed=True))
+    return _atomic_text(path, text)

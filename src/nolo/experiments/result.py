@@ -3,6 +3,12 @@
 The platform (not the experiment) decides whether a claim holds:
 ``figures[claim.figure].value <op> claim.threshold``; a missing or non-finite
 figure makes the claim fail.
+
+A claim also says at which scale it is decidable (``decidable_at``): at any
+scale (the default), only at paper scale (``"paper"``: a ``--quick`` run
+reports it as ``"not_at_this_scale"``), or from a horizon of rounds on (an
+integer, compared with the rounds ``at`` which its figure was measured).  Its
+``why`` is the one-line explanation, pointing to the docs, shown when it fails.
 """
 
 from __future__ import annotations
@@ -16,10 +22,24 @@ from typing import Any
 
 from nolo.exceptions import ParameterError
 
-__all__ = ["Figure", "Claim", "PaperRow", "ExperimentResult", "OPS"]
+__all__ = ["Figure", "Claim", "PaperRow", "ExperimentResult", "OPS", "STATUSES", "is_timing", "UNEXPLAINED"]
 
 #: comparison operators a claim may use.
 OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+
+#: the verdicts a claim can get.
+STATUSES = ("holds", "fails", "not_at_this_scale")
+
+#: the ``why`` of a failing claim that declared none.
+UNEXPLAINED = "not expected and not explained in the docs: a regression to investigate"
+
+_TIME_UNITS = {"s", "ms", "seconds", "min", "h"}
+
+
+def is_timing(name: str, fig: "Figure") -> bool:
+    """True for a wall-clock figure (unit s/ms/..., or ``seconds``/``time_share`` in its name, or
+    ``Figure(timing=True)``): it varies between runs, so it is kept out of the verdict (summary.json)."""
+    return bool(fig.timing or fig.unit in _TIME_UNITS or "seconds" in name or "time_share" in name)
 
 
 @dataclass(frozen=True)
@@ -28,6 +48,7 @@ class Figure:
 
     value: float
     unit: str = ""
+    timing: bool = False
 
     def __post_init__(self):
         if isinstance(self.value, bool) or not isinstance(self.value, numbers.Real):
@@ -35,6 +56,8 @@ class Figure:
         object.__setattr__(self, "value", float(self.value))
         if not isinstance(self.unit, str):
             raise ParameterError(f"figure unit must be a string, got {self.unit!r}")
+        if not isinstance(self.timing, bool):
+            raise ParameterError(f"figure timing must be True or False, got {self.timing!r}")
 
     def to_json(self) -> dict:
         v = self.value
@@ -43,12 +66,21 @@ class Figure:
 
 @dataclass(frozen=True)
 class Claim:
-    """``figures[figure] <op> threshold``, stated in words citing the paper's theorem or figure."""
+    """``figures[figure] <op> threshold``, stated in words citing the paper's theorem or figure.
+
+    ``decidable_at``: ``"any"`` (default), ``"paper"`` (only a paper-scale run decides it) or an
+    integer horizon in rounds (decided once ``at`` -- the rounds its figure was measured at -- reaches
+    it); ``why``: one line saying why it fails when it does, with the docs section that explains it
+    (``"BPA ahead of RCNBF until ~10^7 rounds -- docs/am-reproduction.md#horizon"``).
+    """
 
     statement: str
     figure: str
     op: str
     threshold: float
+    decidable_at: str | int = "any"
+    why: str = ""
+    at: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.statement, str) or not self.statement.strip():
@@ -58,12 +90,44 @@ class Claim:
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, numbers.Real):
             raise ParameterError(f"claim threshold must be a real number, got {self.threshold!r}")
         object.__setattr__(self, "threshold", float(self.threshold))
+        d = self.decidable_at
+        if isinstance(d, bool) or not (d in ("any", "paper") or (isinstance(d, numbers.Integral) and d >= 1)):
+            raise ParameterError(f"claim decidable_at must be 'any', 'paper' or a horizon in rounds (an integer "
+                                 f">= 1), got {d!r}")
+        if isinstance(d, numbers.Integral):
+            object.__setattr__(self, "decidable_at", int(d))
+            if self.at is None:
+                raise ParameterError("a claim with a horizon decidable_at needs at= (the rounds its figure was "
+                                     "measured at)")
+        if self.at is not None and (isinstance(self.at, bool) or not isinstance(self.at, numbers.Integral)
+                                    or self.at < 1):
+            raise ParameterError(f"claim at must be a number of rounds (an integer >= 1), got {self.at!r}")
+        if not isinstance(self.why, str) or "\n" in self.why:
+            raise ParameterError(f"claim why must be one line of text, got {self.why!r}")
 
     def holds(self, figures: dict[str, Figure]) -> bool:
         fig = figures.get(self.figure)
         if fig is None or not math.isfinite(fig.value):
             return False
         return bool(OPS[self.op](fig.value, self.threshold))
+
+    def decidable(self, quick: bool) -> bool:
+        """Whether a run at this scale (``quick`` or paper scale) decides the claim."""
+        if self.decidable_at == "paper":
+            return not quick
+        if isinstance(self.decidable_at, int):
+            return self.at >= self.decidable_at
+        return True
+
+    def status(self, figures: dict[str, Figure], quick: bool) -> str:
+        """``"holds"``, ``"fails"`` or ``"not_at_this_scale"``."""
+        if not self.decidable(quick):
+            return "not_at_this_scale"
+        return "holds" if self.holds(figures) else "fails"
+
+    @property
+    def why_text(self) -> str:
+        return self.why or UNEXPLAINED
 
 
 @dataclass(frozen=True)
@@ -92,10 +156,10 @@ def _as_figure(name: str, value: Any) -> Figure:
     if isinstance(value, Figure):
         return value
     if isinstance(value, dict):
-        unknown = set(value) - {"value", "unit"}
+        unknown = set(value) - {"value", "unit", "timing"}
         if "value" not in value or unknown:
             raise ParameterError(f"figure {name!r} must be {{'value': number, 'unit': str}}, got {value!r}")
-        return Figure(value["value"], value.get("unit", ""))
+        return Figure(value["value"], value.get("unit", ""), value.get("timing", False))
     if isinstance(value, tuple) and len(value) == 2:
         return Figure(*value)
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
@@ -154,5 +218,9 @@ class ExperimentResult:
                 )
 
     def verdicts(self) -> list[tuple[Claim, bool]]:
-        """Each claim with whether it holds on this result's figures."""
+        """Each claim with whether its comparison holds on this result's figures (whatever the scale)."""
         return [(c, c.holds(self.figures)) for c in self.claims]
+
+    def statuses(self, quick: bool) -> list[tuple[Claim, str]]:
+        """Each claim with its verdict at this scale: ``"holds"``, ``"fails"`` or ``"not_at_this_scale"``."""
+        return [(c, c.status(self.figures, quick)) for c in self.claims]

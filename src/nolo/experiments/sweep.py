@@ -3,9 +3,19 @@
 Every run has a deterministic id, a hash of the concrete spec, the learner's
 name and the seed (for :func:`run_map` tasks: of the function's import path,
 the task and the sweep name).  A run whose Parquet file already exists
-complete in the output directory is skipped, so rerunning an interrupted sweep
-finishes only the missing runs; each run is a pure function of its id (apart
-from timing columns), so the result equals an uninterrupted sweep.
+complete in the output directory, written by the same code (the package
+version and a hash of nolo's source files, :func:`code_version`, are in its
+metadata), is reused, so rerunning an interrupted sweep finishes only the
+missing runs; each run is a pure function of its id (apart from timing
+columns), so the result equals an uninterrupted sweep.  A file written by
+other code is recomputed; ``force=True`` (``--force``) recomputes every run
+once.  A run that raises :class:`~nolo.exceptions.NumericalError` is stored
+as a failed run (its metadata has ``status: "failed"`` and the error, no rows)
+and the sweep goes on.
+
+Process pools: the workers of ``jobs > 1`` watch their parent and exit
+within a second when it dies (even by ``kill -9``), and an interrupted sweep
+(Ctrl-C, SIGTERM) shuts its pool down before it returns.
 
 Backends: ``"local"`` -- ``jobs == 1`` runs in this process, ``jobs > 1`` on a
 joblib ``loky`` process pool (workers write their own files); ``"dask"`` --
@@ -16,11 +26,16 @@ file system.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
+import logging
 import os
+import threading
 import time
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -28,11 +43,88 @@ import numpy as np
 import pandas as pd
 
 from nolo import __version__
-from nolo.exceptions import ParameterError
+from nolo.exceptions import NumericalError, ParameterError
 from nolo.experiments.spec import ExperimentSpec, load_spec
-from nolo.experiments.store import cleanup_tmp, is_complete, utc_now, write_index, write_run
+from nolo.experiments.store import cleanup_tmp, read_run_meta_or_none, utc_now, write_index, write_run
 
-__all__ = ["plan_sweep", "run_sweep", "run_map", "execute_tasks", "run_id_for"]
+__all__ = ["plan_sweep", "run_sweep", "run_map", "execute_tasks", "run_id_for", "code_version", "RunStats",
+           "sweep_session", "current_stats"]
+
+logger = logging.getLogger("nolo.sweep")
+
+#: files whose changes do not change a run's numbers: the command line, the report, plots, verdicts
+#: (computed afresh from the figures on every reproduction), the registry and the store's reading side.
+_CODE_EXCLUDE = ("cli/", "experiments/report.py", "experiments/plots.py", "experiments/reproduce.py",
+                 "experiments/templates/", "experiments/result.py", "experiments/registry.py",
+                 "experiments/store.py")
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """``"<version>+<hash>"``: the package version and a hash of nolo's source files (those of
+    ``_CODE_EXCLUDE`` aside), stored with every run so that a run made by other code is recomputed."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*.py")):
+        rel = p.relative_to(root).as_posix()
+        if rel.startswith(_CODE_EXCLUDE):
+            continue
+        h.update(rel.encode())
+        h.update(b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    return f"{__version__}+{h.hexdigest()[:16]}"
+
+
+@dataclass
+class RunStats:
+    """What the sweeps of a session did: runs reused, computed, and the ones that failed."""
+
+    reused: int = 0
+    computed: int = 0
+    failed: list = field(default_factory=list)
+
+
+@dataclass
+class _Session:
+    force_since: float | None = None
+    stats: RunStats = field(default_factory=RunStats)
+
+
+_SESSION = _Session()
+
+
+@contextlib.contextmanager
+def sweep_session(force: bool = False):
+    """Count the runs of every sweep inside the block (yields a :class:`RunStats`); with ``force``,
+    recompute every run once (files written before the block started are not reused)."""
+    global _SESSION
+    saved = _SESSION
+    _SESSION = _Session(force_since=time.time() if force else saved.force_since)
+    try:
+        yield _SESSION.stats
+    finally:
+        inner = _SESSION.stats
+        _SESSION = saved
+        _SESSION.stats.reused += inner.reused
+        _SESSION.stats.computed += inner.computed
+        _SESSION.stats.failed += inner.failed
+
+
+def current_stats() -> RunStats:
+    return _SESSION.stats
+
+
+def _reusable(path: Path, force_since: float | None) -> dict | None:
+    """The metadata of ``path`` if it is a complete run written by this code (and after ``force_since``)."""
+    if not path.is_file():
+        return None
+    meta = read_run_meta_or_none(path)
+    if not meta or not meta.get("complete") or meta.get("code_version") != code_version():
+        return None
+    if force_since is not None and path.stat().st_mtime < force_since:
+        return None
+    return meta
 
 
 def _hash(obj: Any) -> str:
@@ -79,22 +171,31 @@ def plan_sweep(specs, seeds: Iterable[int] | None = None) -> list[dict]:
 def _compute(task: dict, progress=None) -> tuple[pd.DataFrame, dict]:
     started = utc_now()
     t0 = time.perf_counter()
-    if task["kind"] == "run":
-        from nolo.experiments.runner import run_learner
+    error = None
+    try:
+        if task["kind"] == "run":
+            from nolo.experiments.runner import run_learner
 
-        spec = ExperimentSpec.from_dict(task["spec"], check_components=False)
-        frame = run_learner(spec, task["learner"], task["seed"], progress=progress).frame
-    else:
-        module, _, qualname = task["func"].partition(":")
-        func = importlib.import_module(module)
-        for part in qualname.split("."):
-            func = getattr(func, part)
-        out = func(**task["task"])
-        frame = out if isinstance(out, pd.DataFrame) else _as_frame(out, task["func"])
+            spec = ExperimentSpec.from_dict(task["spec"], check_components=False)
+            frame = run_learner(spec, task["learner"], task["seed"], progress=progress).frame
+        else:
+            module, _, qualname = task["func"].partition(":")
+            func = importlib.import_module(module)
+            for part in qualname.split("."):
+                func = getattr(func, part)
+            out = func(**task["task"])
+            frame = out if isinstance(out, pd.DataFrame) else _as_frame(out, task["func"])
+    except NumericalError as exc:  # the data or parameters drove the run to inf/NaN: a failed run, not a crash
+        frame, error = pd.DataFrame(), f"NumericalError: {exc}"
     meta = {k: task.get(k) for k in ("kind", "run_id", "spec_name", "setting", "learner", "seed")}
     meta["spec"] = task.get("spec", task.get("task"))
     meta["func"] = task.get("func")
     meta["nolo_version"] = __version__
+    # the version the parent checks against (a pool worker started after an edit would hash other code)
+    meta["code_version"] = task.get("code_version") or code_version()
+    meta["status"] = "failed" if error else "ok"
+    if error:
+        meta["error"] = error
     meta["timing"] = {"started": started, "finished": utc_now(), "seconds": time.perf_counter() - t0}
     return frame, meta
 
@@ -111,16 +212,72 @@ def _as_frame(out: Any, where: str) -> pd.DataFrame:
     return pd.DataFrame({k: (np.repeat(v, n) if len(v) == 1 and n > 1 else v) for k, v in cols.items()})
 
 
-def _run_and_write(task: dict, path: str, progress=None) -> str:
+_WATCHDOG: list = []
+
+
+def _watch_parent(parent: int, period: float = 0.5) -> None:
+    """In a pool worker: exit as soon as the parent process ``parent`` is gone.
+
+    loky workers otherwise outlive a parent killed with SIGKILL (2 workers and their resource trackers
+    were still running 60 s later) and go on writing run files; the parent's death reparents the worker,
+    which this daemon thread notices within ``period`` seconds."""
+    if _WATCHDOG or os.getpid() == parent:
+        return
+
+    def watch():
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(period)
+
+    t = threading.Thread(target=watch, name="nolo-parent-watchdog", daemon=True)
+    t.start()
+    _WATCHDOG.append(t)
+
+
+def _run_and_write(task: dict, path: str, progress=None, parent: int | None = None) -> tuple[str, str | None]:
+    if parent is not None:
+        _watch_parent(parent)
     frame, meta = _compute(task, progress)
     write_run(path, frame, meta)
-    return path
+    return path, meta.get("error")
+
+
+def _shutdown_pool() -> None:
+    """Kill the reusable loky pool's workers (after an interrupted parallel sweep)."""
+    try:
+        from joblib.externals.loky import get_reusable_executor
+
+        get_reusable_executor().shutdown(wait=False, kill_workers=True)
+    except Exception:  # pragma: no cover - best effort on the way out
+        pass
+
+
+class _ProgressLog:
+    """Progress lines for logs (when no progress bar is shown): at most one every ``every`` seconds."""
+
+    def __init__(self, name: str, total: int, every: float = 15.0):
+        self.name, self.total, self.every = name, total, every
+        self.done = 0
+        self.t0 = self.last = time.monotonic()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if self.done == self.total or now - self.last >= self.every:
+            self.last = now
+            el = now - self.t0
+            eta = el / self.done * (self.total - self.done) if self.done else float("nan")
+            logger.info("%s: %d/%d runs done, %.0f s elapsed, ~%.0f s left", self.name, self.done, self.total,
+                        el, eta)
 
 
 def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 1, backend: str = "local",
-                  scheduler: str | None = None, show_progress: bool | None = None) -> list[Path]:
-    """Run the tasks whose files are missing; returns every task's file path (in task order)."""
-    from nolo.experiments.context import progress
+                  scheduler: str | None = None, show_progress: bool | None = None,
+                  force: bool = False) -> list[Path]:
+    """Run the tasks whose files are missing (or written by other code); returns every task's file path
+    (in task order).  ``force``: recompute every task."""
+    from nolo.experiments.context import progress, progress_enabled
 
     if backend not in ("local", "dask"):
         raise ParameterError(f"backend must be 'local' or 'dask', got {backend!r}")
@@ -133,8 +290,31 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
     out_dir.mkdir(parents=True, exist_ok=True)
     cleanup_tmp(out_dir)
     paths = [out_dir / f"{t['run_id']}.parquet" for t in tasks]
-    todo = [(t, p) for t, p in zip(tasks, paths) if not is_complete(p)]
+    tasks = [{**t, "code_version": code_version()} for t in tasks]
+    force_since = time.time() if force else _SESSION.force_since
+    stats = _SESSION.stats
+    todo = []
+    for t, p in zip(tasks, paths):
+        meta = _reusable(p, force_since)
+        if meta is None:
+            todo.append((t, p))
+        else:
+            stats.reused += 1
+            if meta.get("status") == "failed":
+                stats.failed.append((str(p), meta.get("error")))
     bar = progress(total=len(todo), desc=f"sweep {out_dir.name}", enabled=show_progress)
+    bar_on = progress_enabled() if show_progress is None else bool(show_progress)
+    log = _ProgressLog(f"sweep {out_dir.parent.name}/{out_dir.name}", len(todo)) if todo and not bar_on else None
+
+    def done(path, error):
+        stats.computed += 1
+        if error:
+            stats.failed.append((str(path), error))
+            logger.warning("run %s failed: %s", Path(path).name, error)
+        bar.update(1)
+        if log:
+            log.update(1)
+
     try:
         if not todo:
             pass
@@ -147,7 +327,7 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
                 for fut in as_completed(futures, loop=client.loop):
                     frame, meta = fut.result()
                     write_run(where[fut.key], frame, meta)
-                    bar.update(1)
+                    done(where[fut.key], meta.get("error"))
         elif jobs == 1 or len(todo) == 1:
             for t, p in todo:
                 label = f"{t['learner']} seed {t['seed']}" if t["kind"] == "run" else t["spec_name"]
@@ -155,14 +335,17 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
                 def rounds_bar(total, label=label):
                     return progress(total=total, desc=label, enabled=show_progress)
 
-                _run_and_write(t, str(p), rounds_bar)
-                bar.update(1)
+                done(*_run_and_write(t, str(p), rounds_bar))
         else:
             from joblib import Parallel, delayed
 
             par = Parallel(n_jobs=min(jobs, len(todo)), backend="loky", return_as="generator_unordered")
-            for _ in par(delayed(_run_and_write)(t, str(p)) for t, p in todo):
-                bar.update(1)
+            try:
+                for path, error in par(delayed(_run_and_write)(t, str(p), None, os.getpid()) for t, p in todo):
+                    done(path, error)
+            except BaseException:
+                _shutdown_pool()  # Ctrl-C / SIGTERM / an error: no worker may go on writing run files
+                raise
     finally:
         bar.close()
         write_index(out_dir)
@@ -178,26 +361,29 @@ def _load_runs(paths: list[Path]) -> pd.DataFrame:
         meta = read_run_meta(p)
         df = pq.read_table(p).to_pandas()
         for col in reversed(ID_COLUMNS):
-            df.insert(0, col, meta.get(col))
+            if col not in df:
+                df.insert(0, col, meta.get(col))
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def run_sweep(specs, out_dir: str | os.PathLike, *, seeds: Iterable[int] | None = None, jobs: int = 1,
-              backend: str = "local", scheduler: str | None = None, show_progress: bool | None = None) -> pd.DataFrame:
-    """Plan, run (skipping finished runs) and load a sweep; returns the long metrics table of its runs.
+              backend: str = "local", scheduler: str | None = None, show_progress: bool | None = None,
+              force: bool = False) -> pd.DataFrame:
+    """Plan, run (reusing finished runs of the same code) and load a sweep; returns the long metrics
+    table of its runs (a failed run contributes no rows).
 
-    ``seeds`` overrides every spec's ``seeds``.
+    ``seeds`` overrides every spec's ``seeds``; ``force`` recomputes every run.
     """
     tasks = plan_sweep(specs, seeds)
     paths = execute_tasks(tasks, out_dir, jobs=jobs, backend=backend, scheduler=scheduler,
-                          show_progress=show_progress)
+                          show_progress=show_progress, force=force)
     return _load_runs(paths)
 
 
 def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, name: str | None = None,
             jobs: int = 1, backend: str = "local", scheduler: str | None = None,
-            show_progress: bool | None = None) -> list[pd.DataFrame]:
+            show_progress: bool | None = None, force: bool = False) -> list[pd.DataFrame]:
     """Run ``func(**task)`` for every task through the engine; returns one DataFrame per task, in order."""
     qualname = getattr(func, "__qualname__", "")
     module = getattr(func, "__module__", None)
@@ -217,7 +403,7 @@ def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, na
                         "setting": json.dumps(task, sort_keys=True), "learner": None,
                         "seed": task.get("seed")})
     paths = execute_tasks(planned, out_dir, jobs=jobs, backend=backend, scheduler=scheduler,
-                          show_progress=show_progress)
+                          show_progress=show_progress, force=force)
     import pyarrow.parquet as pq
 
     return [pq.read_table(p).to_pandas() for p in paths]

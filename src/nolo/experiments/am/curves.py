@@ -202,19 +202,24 @@ def claims(ctx):
             figures[f"rcnbf_over_thm4_bound/{key}"] = (row["RCNBF"] * T / bound, "ratio")
             if r0 + r1 > 0:
                 claim_list.append(Claim(statement=f"{key}: under noise RCNBF ends below Banditron, BPA and SOBA (AM section 4)",
-                                        figure=f"rcnbf_minus_best_baseline/{key}", op="<", threshold=0.0))
+                                        figure=f"rcnbf_minus_best_baseline/{key}", op="<", threshold=0.0, decidable_at="paper",
+                                        why="BPA ahead of RCNBF until ~10^6-10^7 rounds under low symmetric noise -- docs/am-reproduction.md#horizon"))
                 claim_list.append(Claim(statement=f"{key}: under noise RCINE ends below Banditron, BPA and SOBA (AM section 4)",
-                                        figure=f"rcine_minus_best_baseline/{key}", op="<", threshold=0.0))
+                                        figure=f"rcine_minus_best_baseline/{key}", op="<", threshold=0.0, decidable_at="paper",
+                                        why="RCINE follows RCNBF, and BPA is ahead of RCNBF until ~10^6-10^7 rounds under low symmetric noise -- docs/am-reproduction.md#horizon"))
                 claim_list.append(Claim(statement=f"{key}: under noise RCNBF's correction h(f) beats the same learner fed the "
                                                   "raw bit (RCNBF below Banditron, AM Lemma 2)",
                                         figure=f"rcnbf_minus_banditron/{key}", op="<", threshold=0.0))
             else:
                 claim_list.append(Claim(statement=f"{key}: without noise RCNBF is comparable to the best baseline (within 0.05)",
-                                        figure=f"rcnbf_minus_best_baseline/{key}", op="<=", threshold=0.05))
+                                        figure=f"rcnbf_minus_best_baseline/{key}", op="<=", threshold=0.05, decidable_at="paper",
+                                        why="without noise BPA is far ahead of RCNBF on MNIST, USPS and digits -- docs/am-reproduction.md#noise-free"))
             claim_list.append(Claim(statement=f"{key}: RCINE tracks RCNBF (final errors within 0.05; AM: 'comparably')",
-                                    figure=f"rcine_minus_rcnbf/{key}", op="<=", threshold=0.05))
+                                    figure=f"rcine_minus_rcnbf/{key}", op="<=", threshold=0.05, decidable_at="paper",
+                                    why="RCINE's rate estimates are not identifiable at the small gamma tuned on separable data -- docs/am-reproduction.md#rcine-estimates"))
             claim_list.append(Claim(statement=f"{key}: RCNBF's mistakes stay within the Theorem 4 bound",
-                                    figure=f"rcnbf_over_thm4_bound/{key}", op="<=", threshold=1.0))
+                                    figure=f"rcnbf_over_thm4_bound/{key}", op="<=", threshold=1.0,
+                                    why="a theorem cannot fail: check the bound's evaluation (vacuous at these horizons) -- docs/am-reproduction.md#theorem-4"))
     table = pd.DataFrame(rows)
     held = sum(c.holds(ExperimentResult(figures=figures).figures) for c in claim_list)
     noisy = table[table.rho0 + table.rho1 > 0]
