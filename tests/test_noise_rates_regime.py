@@ -172,3 +172,14 @@ def test_anchor_fraction_is_validated():
         NREst(rule="argmax").fit(X, played, fb)
     with pytest.raises(ParameterError, match="not fitted"):
         NREst().counterfactual_q(X)
+
+
+def test_fit_rejects_complex_input_and_non_bool_flags():
+    X, played, fb = _clustered_log(0.2, 0.1, n=200)
+    for kw, name in ((dict(X=X + 1j), "X"), (dict(played=played + 0j), "played"), (dict(feedback=fb + 0j), "feedback")):
+        args = {**dict(X=X, played=played, feedback=fb), **kw}
+        with pytest.raises(ParameterError, match=name):
+            NREst(max_iter=1).fit(args["X"], args["played"], args["feedback"])
+    for flag in ("normalize", "warm_start"):
+        with pytest.raises(ParameterError, match=flag):
+            NREst(max_iter=1, **{flag: "yes"}).fit(X, played, fb)

@@ -252,6 +252,9 @@ class NREst(Configurable):
         check_scalar(self.anchor_fraction, "anchor_fraction", low=0.0, high=1.0, low_inclusive=False)
         check_int(self.n_folds, "n_folds", low=1, high=10)
         check_choice(self.label_encoding, "label_encoding", ("onehot", "scalar"))
+        for flag in ("normalize", "warm_start"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                raise ParameterError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         check_choice(self.engine, "engine", ("numpy", "sklearn"))
         check_choice(self.dtype, "dtype", ("float32", "float64"))
         if self.n_threads is not None:
@@ -279,6 +282,9 @@ class NREst(Configurable):
     def fit(self, X, played, feedback, n_classes: int | None = None, init_weights=None) -> "NREst":
         """Fit on logged rounds: X (n, d), played (n,) labels, feedback (n,) bits; sets rho0_, rho1_."""
         self._validate_params()
+        for name, value in (("X", X), ("played", played), ("feedback", feedback)):
+            if np.iscomplexobj(value):
+                raise ParameterError(f"{name} must hold real numbers, got complex values")
         X = check_array(X, "X", ndim=2, finite=False)  # finiteness: checked with the encoding (row norms)
         played = np.asarray(played)
         feedback = np.asarray(feedback)
