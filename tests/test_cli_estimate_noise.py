@@ -109,3 +109,15 @@ def test_method_registry_and_pooled_warning_in_json(tmp_path):
     assert any("pooled 89th-percentile" in w for w in out["warnings"]), out["warnings"]
     res = _run(path, "--hidden", "16", "--bootstrap", "3")
     assert res.exit_code == 0 and "90 % interval" in res.output and "warning" not in res.output, res.output
+
+
+def test_numerical_trouble_is_a_message_not_a_traceback(tmp_path, monkeypatch):
+    from nolo.exceptions import NumericalError
+    from nolo.noise_rates import NREst
+
+    def diverge(self, *a, **k):
+        raise NumericalError("NREst: the network's weights became non-finite (lower learning_rate_init)")
+
+    monkeypatch.setattr(NREst, "fit", diverge)
+    res = _run(_csv(tmp_path, _good_rows()), "--bootstrap", "0")
+    assert res.exit_code == 1 and "numerical trouble" in res.output and "Traceback" not in res.output

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from nolo.exceptions import ParameterError
+from nolo.exceptions import NumericalError, ParameterError
 
 __all__ = ["estimate_noise", "read_log"]
 
@@ -209,6 +209,8 @@ def estimate_noise(log, method, n_classes, percentile, hidden, epochs, patience,
                     if n_boot >= 2 else None)
     except (ParameterError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None
+    except NumericalError as exc:  # e.g. the network diverged: a message, not a traceback
+        raise click.ClickException(f"numerical trouble: {exc}") from None
     warnings = list(regime.warnings)
     if n_boot == 1:
         warnings.append("--bootstrap 1 gives no interval (use 0 or at least 2)")
