@@ -90,13 +90,13 @@ def test_cli_csv_and_npz(tmp_path):
     header = ",".join([f"x{j}" for j in range(X.shape[1])] + ["played", "feedback"])
     np.savetxt(csv, np.column_stack([X, played, fb]), delimiter=",", header=header, comments="", fmt="%.6g")
     runner = CliRunner()
-    res = runner.invoke(estimate_noise, [str(csv), "--json", "--hidden", "32", "--epochs", "20"])
+    res = runner.invoke(estimate_noise, [str(csv), "--json", "--hidden", "32", "--epochs", "20", "--bootstrap", "4"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert abs(out["rho0_hat"] - 0.2) < 0.07 and abs(out["rho1_hat"] - 0.1) < 0.07
     npz = tmp_path / "log.npz"
     np.savez(npz, X=X, played=played, feedback=fb)
-    res = runner.invoke(estimate_noise, [str(npz), "--epochs", "5"])
+    res = runner.invoke(estimate_noise, [str(npz), "--epochs", "5", "--bootstrap", "3"])
     assert res.exit_code == 0 and "rho0_hat" in res.output
     res = runner.invoke(estimate_noise, [str(npz), "--json", "--hidden", "32", "--epochs", "200", "--patience", "3",
                                             "--bootstrap", "0"])
