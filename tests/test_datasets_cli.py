@@ -39,6 +39,7 @@ def test_list_shows_present_and_missing(runner, tmp_path):
     assert "missing" in row
     assert any(line.startswith("usps") and "missing" in line for line in lines)
     assert any(line.startswith("iris") and "built-in" in line for line in lines)
+    assert "--data-dir DIR or set NOLO_DATA_DIR=DIR" in res.output  # how to point nolo at files elsewhere
 
 
 def test_list_follows_env_var_and_filters_names(runner, tmp_path, monkeypatch):

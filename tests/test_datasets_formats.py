@@ -211,11 +211,14 @@ def test_csv_errors(tmp_path):
     with pytest.raises(ParameterError, match="header names"):
         load_csv(tmp_path / "h.csv", header=True, label_column="y")
     (tmp_path / "txt.csv").write_text("x,1,2\ny,3,4\n")
-    with pytest.raises(DataFormatError, match="feature columns must be numeric"):
+    with pytest.raises(DataFormatError, match=r"feature column 0 must hold finite numbers; row 1 \(line 1 of the file\) holds 'x'"):
         load_csv(tmp_path / "txt.csv")
     (tmp_path / "nan.csv").write_text("1,,2\n3,4,5\n")
-    with pytest.raises(DataFormatError, match="finite"):
+    with pytest.raises(DataFormatError, match="column 1 must hold finite numbers; row 1 .* an empty cell"):
         load_csv(tmp_path / "nan.csv")
+    (tmp_path / "hdr.csv").write_text("a,b,y\n1,2,0\n3,abc,1\n")
+    with pytest.raises(DataFormatError, match=r"column 'b' .* row 2 \(line 3 of the file\) holds 'abc'"):
+        load_csv(tmp_path / "hdr.csv", header=True)
     (tmp_path / "lab.csv").write_text("1,2,0.5\n3,4,1\n")
     with pytest.raises(DataFormatError, match="labels must be integers"):
         load_csv(tmp_path / "lab.csv")

@@ -96,12 +96,24 @@ def test_only_test_split_present(tmp_path):
     with pytest.raises(DatasetNotFoundError) as exc:
         load_dataset("mnist", "train", data_dir=tmp_path)
     msg = str(exc.value)
-    assert "mnist/train-images-idx3-ubyte(.gz)" in msg and "mnist/train-labels-idx1-ubyte(.gz)" in msg
-    assert str(tmp_path.resolve()) in msg and "data_dir argument" in msg
+    root = tmp_path.resolve()
+    for stem in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"):  # full paths, every accepted variant
+        assert f"{root / 'mnist' / stem}.gz or {root / 'mnist' / stem}" in msg, msg
+    assert "t10k" not in msg.split("Only")[0]  # present files are not listed as missing
+    assert f"Searched the data directory {root} (chosen from the data_dir argument)" in msg
+    assert "--data-dir DIR" in msg and "NOLO_DATA_DIR=DIR" in msg and "nolo data list mnist" in msg
     assert "Only the split(s) ['test'] are present" in msg
     with pytest.warns(PartialDatasetWarning, match="uses only the present split"):
         X, _ = load_dataset("mnist", data_dir=tmp_path)
     assert X.shape == (4, 784)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # issue 13: once per process and data directory, not on every call
+        for _ in range(3):
+            load_dataset("mnist", data_dir=tmp_path)
+    other = tmp_path / "other"
+    write_idx_split(other, "mnist", "t10k", 4, seed=3)
+    with pytest.warns(PartialDatasetWarning):  # another directory: its own warning
+        load_dataset("mnist", data_dir=other)
 
 
 def test_missing_dataset_names_every_expected_file(tmp_path):
@@ -109,7 +121,7 @@ def test_missing_dataset_names_every_expected_file(tmp_path):
         load_dataset("fashion-mnist", data_dir=tmp_path)
     msg = str(exc.value)
     for stem in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
-        assert f"fashion-mnist/{stem}(.gz)" in msg
+        assert f"{tmp_path.resolve() / 'fashion-mnist' / stem}.gz or " in msg
     with pytest.raises(DatasetNotFoundError, match="usps/usps.h5"):
         load_dataset("usps", "test", data_dir=tmp_path)
 

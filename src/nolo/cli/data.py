@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from nolo.datasets.paths import resolve_data_dir
+from nolo.datasets.paths import ENV_VAR, resolve_data_dir
 from nolo.datasets.registry import REGISTRY, FileDataset, file_status
 
 _DATA_DIR = click.option(
@@ -52,6 +52,10 @@ def list_(data_dir, names) -> None:
         for st in file_status(spec, where.path, verify=False):
             rows.append((name, st.expected, "present" if st.path else "missing", str(st.path) if st.path else "-"))
     _table(rows, ("dataset", "file", "status", "where"))
+    missing = list(dict.fromkeys(r[0] for r in rows if r[2] == "missing"))
+    if missing:
+        click.echo(f"\nmissing files are expected under {where.path}; to use files elsewhere pass --data-dir DIR "
+                   f"or set {ENV_VAR}=DIR (DIR holds {', '.join(m + '/' for m in missing)}).")
 
 
 @data.command("check")
@@ -82,7 +86,7 @@ def check(data_dir, names) -> None:
     else:
         click.echo("no dataset files present")
     if missing:
-        click.echo(f"\nmissing files (expected under {where.path}):")
+        click.echo(f"\nmissing files (expected under {where.path}; elsewhere: --data-dir DIR or {ENV_VAR}=DIR):")
         expected_rows = []
         for st in missing:
             known = st.file.known_checksums()

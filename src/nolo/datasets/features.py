@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from nolo._validation import check_array, check_int
+from nolo.datasets._checks import check_real
 
 __all__ = ["pca_features"]
 
@@ -25,8 +26,9 @@ def pca_features(X_fit, X_apply=None, *, n_components: int = 100) -> np.ndarray:
     """
     from sklearn.decomposition import PCA
 
-    X_fit = check_array(X_fit, "X_fit", ndim=2)
+    X_fit = check_array(check_real(X_fit, "X_fit"), "X_fit", ndim=2)
     n_components = check_int(n_components, "n_components", low=1, high=min(X_fit.shape))
-    X_apply = X_fit if X_apply is None else check_array(X_apply, "X_apply", shape=(None, X_fit.shape[1]))
+    X_apply = X_fit if X_apply is None else check_array(check_real(X_apply, "X_apply"), "X_apply",
+                                                             shape=(None, X_fit.shape[1]))
     pca = PCA(n_components=n_components, svd_solver="full").fit(X_fit)
     return np.asarray(pca.transform(X_apply), dtype=np.float64)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from nolo.datasets._checks import check_flag, check_path
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
 
 __all__ = ["IDX_TYPES", "read_idx", "write_idx", "load_idx_pair"]
@@ -52,7 +53,7 @@ def read_idx(path: str | os.PathLike) -> np.ndarray:
     :class:`DataFormatError` if the magic number is wrong or the data size does
     not match the header.
     """
-    path = Path(path)
+    path = check_path(path, "path")
     raw = _read_bytes(path)
     if len(raw) < 4:
         raise DataFormatError(f"{path}: too short for an IDX header ({len(raw)} bytes, need at least 4)")
@@ -82,7 +83,9 @@ def read_idx(path: str | os.PathLike) -> np.ndarray:
 
 def write_idx(path: str | os.PathLike, array, *, compress: bool | None = None) -> Path:
     """Write ``array`` as an IDX file (gzip if ``compress`` or, by default, if the name ends in ``.gz``)."""
-    path = Path(path)
+    path = check_path(path, "path")
+    if compress is not None:
+        check_flag(compress, "compress")
     arr = np.asarray(array)
     codes = {dt.str[1:]: c for c, dt in IDX_TYPES.items()}
     key = arr.dtype.str[1:]
@@ -107,8 +110,8 @@ def load_idx_pair(images_path: str | os.PathLike, labels_path: str | os.PathLike
     Images are flattened row-major (28 x 28 -> 784) and kept in their stored
     scale (0..255 for MNIST); normalise afterwards.
     """
-    images = read_idx(images_path)
-    labels = read_idx(labels_path)
+    images = read_idx(check_path(images_path, "images_path"))
+    labels = read_idx(check_path(labels_path, "labels_path"))
     if images.ndim < 2:
         raise DataFormatError(f"{images_path}: an images file must have >= 2 dimensions, got shape {images.shape}")
     if labels.ndim != 1:

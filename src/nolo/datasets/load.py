@@ -7,13 +7,14 @@ import warnings
 
 import numpy as np
 
-from nolo._validation import check_choice
+from nolo._validation import check_choice, check_int
+from nolo.datasets._checks import check_flag
 from nolo.datasets.builtin import load_digits_arrays, load_iris_arrays
 from nolo.datasets.checksums import sha256_file
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
 from nolo.datasets.features import pca_features
 from nolo.datasets.normalize import normalize_rows
-from nolo.datasets.paths import DataDir, resolve_data_dir
+from nolo.datasets.paths import ENV_VAR, DataDir, resolve_data_dir
 from nolo.datasets.registry import SPLIT_ORDER, BuiltinDataset, FileDataset, get_spec
 from nolo.datasets.synsep import make_synnonsep, make_synsep
 from nolo.exceptions import ParameterError
@@ -29,7 +30,15 @@ DATASET_OPTIONS: dict[str, dict[str, object]] = {
 
 
 class PartialDatasetWarning(UserWarning):
-    """``split="all"`` was asked for but only some splits' files are present."""
+    """``split="all"`` was asked for but only some splits' files are present.
+
+    Issued once per process for each dataset, data directory and set of missing splits (a loop that
+    loads MNIST a hundred times warns once).
+    """
+
+
+#: (dataset, data directory, missing splits) already warned about in this process
+_WARNED: set[tuple[str, str, tuple[str, ...]]] = set()
 
 
 def _options(name: str, given: dict) -> dict:
@@ -42,12 +51,17 @@ def _options(name: str, given: dict) -> dict:
 
 
 def _missing_message(spec: FileDataset, splits, where: DataDir) -> str:
-    missing = [f.display() for s in splits for f in spec.splits[s] if f.find(where.path) is None]
-    missing = list(dict.fromkeys(missing))
+    """Names the expected files (full paths, every accepted variant), the directory searched and how it was
+    chosen, and how to point nolo at the files."""
+    missing = [f for s in splits for f in spec.splits[s] if f.find(where.path) is None]
+    missing = list({f.stem: f for f in missing}.values())
+    expected = "; ".join(" or ".join(str(p) for p in f.candidates(where.path)) for f in missing)
     return (
-        f"{spec.name} split(s) {', '.join(map(repr, splits))}: missing file(s) {', '.join(missing)} "
-        f"in data directory {where.describe()}. Resolution order: data_dir argument > $NOLO_DATA_DIR > "
-        "../shared/datasets (if present) > ~/.cache/nolo/data."
+        f"{spec.name} split(s) {', '.join(map(repr, splits))}: missing file(s) {expected}. "
+        f"Searched the data directory {where.describe()}; no other directory is searched once one is chosen "
+        f"(order: the data_dir argument > ${ENV_VAR} > ../shared/datasets if it exists > ~/.cache/nolo/data). "
+        f"To use files elsewhere pass data_dir=DIR (CLI: --data-dir DIR) or set {ENV_VAR}=DIR, where DIR holds "
+        f"{spec.name}/...; `nolo data list {spec.name}` shows the expected files."
     )
 
 
@@ -67,7 +81,9 @@ def _resolve_splits(spec: FileDataset, split: str, where: DataDir) -> list[str]:
         if not present:
             raise DatasetNotFoundError(_missing_message(spec, [s for s in SPLIT_ORDER if s in spec.splits], where))
         absent = [s for s in SPLIT_ORDER if s in spec.splits and s not in present]
-        if absent:
+        key = (spec.name, str(where.path), tuple(absent))
+        if absent and key not in _WARNED:
+            _WARNED.add(key)
             warnings.warn(
                 f"{spec.name}: split='all' uses only the present split(s) {present}; "
                 + _missing_message(spec, absent, where),
@@ -89,7 +105,6 @@ def _load_files(spec: FileDataset, split: str, where: DataDir, verify: bool, opt
     X = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
     y = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
     if spec.name == "fashion-mnist":
-        check_choice(opts["features"], "features", ("pca", "raw"))
         if opts["features"] == "pca":
             if "train" not in spec.present_splits(where.path):
                 raise DatasetNotFoundError(
@@ -148,13 +163,18 @@ def load_dataset(
 
     Raises
     ------
-    DatasetNotFoundError (a FileNotFoundError) naming the missing files and the
-    directory searched; DataFormatError for malformed files; ParameterError for
-    bad arguments.
+    DatasetNotFoundError (a FileNotFoundError) naming the missing files, the
+    directory searched and how to point nolo at the files (``data_dir`` /
+    ``--data-dir`` / ``$NOLO_DATA_DIR``); DataFormatError for malformed files;
+    ParameterError naming the parameter for bad arguments.
     """
     spec = get_spec(name)
     check_choice(normalize, "normalize", ("unit", None))
+    verify = check_flag(verify, "verify")
     opts = _options(name, options)
+    if spec.name == "fashion-mnist":  # checked before any file is read, also when unused (features="raw")
+        check_choice(opts["features"], "features", ("pca", "raw"))
+        check_int(opts["n_components"], "n_components", low=1)
     if isinstance(spec, BuiltinDataset):
         check_choice(split, "split", ("all",))
         X, y = _load_builtin(spec, opts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from nolo._validation import check_array, check_choice
+from nolo.datasets._checks import check_flag, check_real
 
 __all__ = ["NORMALIZATIONS", "normalize_rows"]
 
@@ -20,7 +21,7 @@ def normalize_rows(X, normalize: str | None = "unit", *, copy: bool = True) -> n
     ``copy=False`` a float64 input is scaled in place (saves memory on large sets).
     """
     check_choice(normalize, "normalize", NORMALIZATIONS)
-    X = check_array(X, "X", ndim=2, copy=copy)
+    X = check_array(check_real(X, "X"), "X", ndim=2, copy=check_flag(copy, "copy"))
     if normalize == "unit":
         norms = np.sqrt(np.einsum("ij,ij->i", X, X))  # no n x d temporary
         scale = np.divide(1.0, norms, out=np.ones_like(norms), where=norms > 0)

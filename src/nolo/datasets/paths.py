@@ -20,6 +20,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from nolo.datasets._checks import check_path
+
 __all__ = ["ENV_VAR", "DataDir", "resolve_data_dir"]
 
 #: environment variable naming the data directory
@@ -46,7 +48,7 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> DataDir:
     ``~/.cache/nolo/data``.  The returned path is absolute; it need not exist.
     """
     if data_dir is not None:
-        return DataDir(Path(data_dir).expanduser().resolve(), "the data_dir argument")
+        return DataDir(check_path(data_dir, "data_dir").expanduser().resolve(), "the data_dir argument")
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
         return DataDir(Path(env).expanduser().resolve(), f"the environment variable {ENV_VAR}")

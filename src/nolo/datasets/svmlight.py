@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 
-from nolo._validation import check_int
+from nolo._validation import check_choice, check_int
+from nolo.datasets._checks import check_flag, check_path
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
 from nolo.datasets.labels import integer_labels, relabel
 
@@ -33,7 +33,11 @@ def load_svmlight(
     """
     from sklearn.datasets import load_svmlight_file
 
-    path = Path(path)
+    path = check_path(path, "path")
+    dense = check_flag(dense, "dense")
+    relabel_classes = check_flag(relabel_classes, "relabel_classes")
+    if not isinstance(zero_based, (bool, np.bool_)):
+        check_choice(zero_based, "zero_based", (True, False, "auto"))
     if not path.is_file():
         raise DatasetNotFoundError(f"LIBSVM/SVMlight file not found: expected {path}")
     if n_features is not None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nolo._validation import check_int, check_probability
+from nolo.datasets._checks import check_flag
 from nolo.exceptions import ParameterError
 from nolo.random import SeedLike, as_generator
 
@@ -85,6 +86,8 @@ def draw_synsep_prototypes(
     n_classes = check_int(n_classes, "n_classes", low=2)
     n_features = check_int(n_features, "n_features", low=2)
     n_rare = check_int(n_rare, "n_rare", low=1, high=n_features - 1)
+    if isinstance(prototype_size, (str, bytes)) or not hasattr(prototype_size, "__len__") or len(prototype_size) != 2:
+        raise ParameterError(f"prototype_size must be a pair (low, high) of ints, the range of |R_k|, got {prototype_size!r}")
     lo, hi = prototype_size
     lo = check_int(lo, "prototype_size[0]", low=1, high=n_rare)
     hi = check_int(hi, "prototype_size[1]", low=lo, high=n_rare)
@@ -132,8 +135,14 @@ def _sample(protos: SynSepPrototypes, n: int, rng: np.random.Generator) -> tuple
     return X, y
 
 
+_RECIPE = ("n_classes", "n_features", "n_rare", "prototype_size", "n_dropped", "n_common_on", "max_tries")
+
+
 def _generate(n_samples, seed, recipe):
     n_samples = check_int(n_samples, "n_samples", low=1)
+    unknown = sorted(set(recipe) - set(_RECIPE))
+    if unknown:
+        raise ParameterError(f"unknown SynSep option(s) {', '.join(unknown)}; the recipe's options are {', '.join(_RECIPE)}")
     # three independent streams: prototypes, examples, SynNonSep label noise
     rng_protos, rng_examples, rng_noise = as_generator(seed).spawn(3)
     protos = draw_synsep_prototypes(rng_protos, **recipe)
@@ -158,6 +167,7 @@ def make_synsep(
     ``n_common_on=20``).  Same seed, same data.  Not normalised (the recipe's
     step 3); :func:`nolo.datasets.load_dataset` normalises rows by default.
     """
+    return_prototypes = check_flag(return_prototypes, "return_prototypes")
     X, y, protos, _ = _generate(n_samples, seed, recipe)
     return (X, y, protos) if return_prototypes else (X, y)
 
@@ -179,6 +189,7 @@ def make_synnonsep(
     ``(X, y_noisy, y_clean)``.
     """
     label_noise = check_probability(label_noise, "label_noise")
+    return_clean_labels = check_flag(return_clean_labels, "return_clean_labels")
     X, y_clean, protos, rng_noise = _generate(n_samples, seed, recipe)
     y = y_clean.copy()
     flip = rng_noise.choice(y.size, size=int(round(label_noise * y.size)), replace=False)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 
+from nolo.datasets._checks import check_flag, check_path
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
 from nolo.datasets.labels import integer_labels, relabel
 from nolo.exceptions import ParameterError
@@ -31,7 +31,11 @@ def load_csv(
     """
     import pandas as pd
 
-    path = Path(path)
+    path = check_path(path, "path")
+    header = check_flag(header, "header")
+    relabel_classes = check_flag(relabel_classes, "relabel_classes")
+    if not isinstance(delimiter, str) or not delimiter:
+        raise ParameterError(f"delimiter must be a non-empty string, got {delimiter!r}")
     if not path.is_file():
         raise DatasetNotFoundError(f"CSV file not found: expected {path}")
     if isinstance(label_column, str) and not header:
@@ -53,12 +57,18 @@ def load_csv(
         raise ParameterError(f"label_column must be an integer in [-{n_cols}, {n_cols - 1}] or a header name, got {label_column!r}")
     y = integer_labels(frame.iloc[:, pos].to_numpy(), f"{path} column {pos}")
     features = frame.drop(columns=frame.columns[pos])
-    try:
-        X = features.to_numpy(dtype=np.float64)
-    except (TypeError, ValueError):
-        raise DataFormatError(f"{path}: feature columns must be numeric") from None
-    if not np.all(np.isfinite(X)):
-        raise DataFormatError(f"{path}: feature values must be finite (missing or non-finite entries found)")
+    columns = []
+    for col in features.columns:
+        values = pd.to_numeric(features[col], errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            i = int(bad[0])
+            raw = features[col].iloc[i]
+            what = "an empty cell" if isinstance(raw, float) and np.isnan(raw) else repr(raw)
+            raise DataFormatError(f"{path}: feature column {col!r} must hold finite numbers; row {i + 1} "
+                                  f"(line {i + 1 + int(header)} of the file) holds {what}")
+        columns.append(values)
+    X = np.column_stack(columns)
     if relabel_classes:
         y, _ = relabel(y)
     return X, y

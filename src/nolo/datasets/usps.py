@@ -7,11 +7,11 @@ One file ``usps.h5`` with groups ``train`` and ``test``; each holds ``data``
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 
 from nolo._validation import check_choice
+from nolo.datasets._checks import check_path
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
 
 __all__ = ["USPS_SPLITS", "load_usps_h5"]
@@ -24,7 +24,7 @@ def load_usps_h5(path: str | os.PathLike, split: str = "train") -> tuple[np.ndar
     import h5py
 
     check_choice(split, "split", USPS_SPLITS)
-    path = Path(path)
+    path = check_path(path, "path")
     if not path.is_file():
         raise DatasetNotFoundError(f"USPS HDF5 file not found: expected {path}")
     try:

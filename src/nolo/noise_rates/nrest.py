@@ -18,6 +18,20 @@ Two read-out rules (``rule``):
   section 6.4 (B) suggests -- our choice): q_j(x_n) evaluated counterfactually for every
   label j; x*_j = the row at the robust percentile max of q_j; 1 - rho1_hat = mean_j q(x*_j, j)
   and rho0_hat = mean over k != l of q(x*_k, l).
+* ``"anchors"`` (nolo's regime-aware rule, not in AM; for exploration logs where few plays are right,
+  e.g. a uniform logger over K = 10 labels, where the pooled rule's percentile falls outside the
+  right plays and fails): q(x, j) evaluated counterfactually for every label j gives a predicted
+  label y_hat(x) = argmax_j q(x, j) and a margin (largest minus second largest q(x, j)).  The
+  ``anchor_fraction`` of rows with the largest margins are the anchors; 1 - rho1_hat is the mean
+  *observed* feedback over the anchors whose played label is y_hat(x) (plays surely right) and
+  rho0_hat the mean feedback over the anchors whose played label is not (plays surely wrong).  The
+  network only sorts the rows; the rates are read from the feedback bits, so a network whose q is
+  shrunk towards the mean (a rare, noisy positive class) does not bias them the way it biases a
+  percentile of q.  Each row is sorted by a network that did not train on it (``n_folds`` cross-fitting,
+  default 2; two more fits on halves of the log): a network fitted to a row's own feedback bit would
+  move a wrong play with feedback 1 among the right plays and bias both rates towards 0.
+  The estimated share of right plays (``correct_share_``) is no input: the rule
+  needs no percentile.  See docs/noise-rates.md for the logs each rule suits.
 
 The classifier is by default the network of scikit-learn's MLPClassifier (ReLU hidden layers, a
 logistic output, cross-entropy, Glorot-uniform initialisation, Adam; AM's network with Adam instead of
@@ -157,7 +171,12 @@ class NREst(Configurable):
         cross-entropy has not improved for this many epochs (the best epoch is kept either way;
         scikit-learn's early-stopping patience, 10 there) -- lets AM's 70-epoch network stop when done
     percentile : in (50, 100], default 89 (AM; 94 for SynSep)
-    rule : "pooled" (authors' code) or "per_class" (paper text, our resolution)
+    rule : "pooled" (authors' code, the default), "per_class" (paper text, our resolution) or "anchors"
+        (nolo's regime-aware per-class-anchor rule, see the module docstring)
+    anchor_fraction : in (0, 1], default 0.5: the share of rows (largest margins) used as anchors by
+        ``rule="anchors"``; unused by the other rules
+    n_folds : int in [1, 10], default 2: ``rule="anchors"`` sorts each row with a network trained on the
+        other folds (cross-fitting; 1 = the network trained on all rows); unused by the other rules
     label_encoding : "onehot" (default) or "scalar" (the authors' code)
     normalize : L2-normalise the x part, default True (as the authors' code)
     warm_start : continue from the previous fit's MLP weights, default False
@@ -170,15 +189,35 @@ class NREst(Configurable):
     random_state : int or None, seed of the MLP
 
     After :meth:`fit`: ``rho0_``, ``rho1_``, ``q_`` (fitted P(f=1|u) on the rows), ``fit_seconds_``,
+    ``positive_share_`` (share of feedback bits equal to 1), with ``rule="anchors"`` also
+    ``correct_share_`` (share of plays equal to the predicted label: the estimated share of right
+    plays) and ``n_anchors_`` (anchors with the played label wrong, right),
     ``weights_`` (MLP coefs + intercepts, for warm starts), ``validation_loss_``, ``n_epochs_`` (epochs
     trained, < ``max_iter`` when ``n_iter_no_change`` stopped it), ``classifier_``
     (the fitted scikit-learn estimator; None with ``engine="numpy"``).
+
+    Examples
+    --------
+    A uniform logger over 10 labels (10 % of the plays right), true rates 0.2 / 0.1: the pooled rule's
+    89th percentile falls among the wrong plays; the anchors rule does not need one.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(10, size=6000); X = np.eye(10)[y] + 0.2 * rng.standard_normal((6000, 10))
+    >>> played = rng.integers(10, size=6000); u = rng.random(6000)
+    >>> f = np.where(played == y, u >= 0.1, u < 0.2).astype(int)
+    >>> pooled = NREst(hidden_layer_sizes=(16,), max_iter=10, random_state=0).fit(X, played, f)
+    >>> anchors = NREst(hidden_layer_sizes=(16,), max_iter=10, rule="anchors", random_state=0).fit(X, played, f)
+    >>> pooled.rho1_ > 0.3, round(anchors.rho0_, 1), round(anchors.rho1_, 1)
+    (True, 0.2, 0.1)
     """
 
     def __init__(self, hidden_layer_sizes=(64,), max_iter=30, learning_rate_init=1e-2, batch_size=128, alpha=1e-4,
                  validation_fraction=0.1, percentile=89.0, rule="pooled", label_encoding="onehot", normalize=True,
                  warm_start=False, classifier=None, engine="numpy", dtype="float32", n_threads=1, random_state=None,
-                 n_iter_no_change=None):
+                 n_iter_no_change=None, anchor_fraction=0.5, n_folds=2):
+        self.anchor_fraction = anchor_fraction
+        self.n_folds = n_folds
         self.hidden_layer_sizes = hidden_layer_sizes
         self.n_iter_no_change = n_iter_no_change
         self.engine = engine
@@ -209,8 +248,13 @@ class NREst(Configurable):
         check_scalar(self.alpha, "alpha", low=0.0)
         check_scalar(self.validation_fraction, "validation_fraction", low=0.0, high=0.5)
         check_scalar(self.percentile, "percentile", low=50.0, high=100.0, low_inclusive=False)
-        check_choice(self.rule, "rule", ("pooled", "per_class"))
+        check_choice(self.rule, "rule", ("pooled", "per_class", "anchors"))
+        check_scalar(self.anchor_fraction, "anchor_fraction", low=0.0, high=1.0, low_inclusive=False)
+        check_int(self.n_folds, "n_folds", low=1, high=10)
         check_choice(self.label_encoding, "label_encoding", ("onehot", "scalar"))
+        for flag in ("normalize", "warm_start"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                raise ParameterError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         check_choice(self.engine, "engine", ("numpy", "sklearn"))
         check_choice(self.dtype, "dtype", ("float32", "float64"))
         if self.n_threads is not None:
@@ -238,6 +282,9 @@ class NREst(Configurable):
     def fit(self, X, played, feedback, n_classes: int | None = None, init_weights=None) -> "NREst":
         """Fit on logged rounds: X (n, d), played (n,) labels, feedback (n,) bits; sets rho0_, rho1_."""
         self._validate_params()
+        for name, value in (("X", X), ("played", played), ("feedback", feedback)):
+            if np.iscomplexobj(value):
+                raise ParameterError(f"{name} must hold real numbers, got complex values")
         X = check_array(X, "X", ndim=2, finite=False)  # finiteness: checked with the encoding (row norms)
         played = np.asarray(played)
         feedback = np.asarray(feedback)
@@ -297,10 +344,14 @@ class NREst(Configurable):
             self.weights_ = ([c.copy() for c in clf.coefs_] + [b.copy() for b in clf.intercepts_]
                              if hasattr(clf, "coefs_") else None)
             self.classifier_ = clf
+        self.positive_share_ = float(np.mean(feedback))
+        self.identified_ = True
         if self.rule == "pooled":
             rho0, one_minus_rho1 = percentile_extremes(q, float(self.percentile))
+        elif self.rule == "per_class":
+            rho0, one_minus_rho1 = self._per_class(self._counterfactual_q(X, K, qfun))
         else:
-            rho0, one_minus_rho1 = self._per_class(X, K, qfun)
+            rho0, one_minus_rho1 = self._anchors(self._cross_fitted_q(X, played, feedback, K, qfun), q, played, feedback)
         self.q_ = np.asarray(q, dtype=np.float64)
         self.rho0_ = float(np.clip(rho0, 0.0, 1.0))
         self.rho1_ = float(np.clip(1.0 - one_minus_rho1, 0.0, 1.0))
@@ -390,11 +441,65 @@ class NREst(Configurable):
             clf.coefs_, clf.intercepts_ = best_w
         self.validation_loss_ = float(best)
 
-    def _per_class(self, X, K, qfun) -> tuple[float, float]:
+    def _counterfactual_q(self, X, K, qfun) -> np.ndarray:
+        """Q[n, j] = the fitted q(x_n, j) for every label j (whatever label was played)."""
         n = X.shape[0]
         Q = np.empty((n, K))
         for j in range(K):
             Q[:, j] = qfun(encode_inputs(X, np.full(n, j), K, self.label_encoding, self.normalize, dtype=self.dtype))
+        return Q
+
+    def _cross_fitted_q(self, X, played, feedback, K, qfun) -> np.ndarray:
+        """Q of :meth:`_counterfactual_q`, each row's from a network that did not train on it (``n_folds`` > 1).
+
+        The rows are split into ``n_folds`` folds by a seeded permutation; a copy of this estimator
+        (cold start, pooled rule) trains on all folds but one and gives Q for the held-out fold.  Without it
+        a network that fits a row's own feedback bit moves the row towards the anchor side its bit favours
+        (a wrong play with feedback 1 looks right), which biases both rates towards 0.
+        """
+        n = X.shape[0]
+        folds = int(self.n_folds)
+        if folds < 2 or n < 10 * folds:
+            return self._counterfactual_q(X, K, qfun)
+        params = self.get_params(deep=False)
+        params.update(rule="pooled", warm_start=False, n_folds=1)
+        perm = np.random.default_rng(self.random_state).permutation(n)
+        Q = np.empty((n, K))
+        for k in range(folds):
+            held = np.sort(perm[k::folds])
+            train = np.sort(np.concatenate([perm[j::folds] for j in range(folds) if j != k]))
+            sub = type(self)(**params).fit(X[train], played[train], feedback[train], n_classes=K)
+            Q[held] = sub._counterfactual_q(X[held], K, sub._q_function())
+        return Q
+
+    def _anchors(self, Q: np.ndarray, q: np.ndarray, played: np.ndarray, feedback: np.ndarray) -> tuple[float, float]:
+        """rule="anchors" (module docstring): (rho0_hat, 1 - rho1_hat) from the feedback of the anchor rows."""
+        n, K = Q.shape
+        pred = np.argmax(Q, axis=1)  # ties: the lowest label, deterministic
+        top2 = np.partition(Q, K - 2, axis=1)[:, K - 2:]
+        margin = top2[:, 1] - top2[:, 0]
+        right = played == pred
+        n_keep = max(int(np.ceil(float(self.anchor_fraction) * n)), 1)
+        keep = np.zeros(n, dtype=bool)
+        keep[np.argsort(-margin, kind="stable")[:n_keep]] = True
+        self.correct_share_ = float(np.mean(right))
+        rates = []
+        for side in (~right, right):
+            rows = side & keep
+            if not rows.any():  # no confident anchor on this side: every row of the side
+                rows = side
+            rates.append(float(np.mean(feedback[rows])) if rows.any() else np.nan)
+        self.n_anchors_ = (int(np.sum(~right & keep)), int(np.sum(right & keep)))
+        low, top = rates
+        self.identified_ = not (np.isnan(low) or np.isnan(top))
+        if not self.identified_:  # every play right (or every play wrong): one rate is not identified by the log
+            pooled_low, pooled_top = percentile_extremes(q, float(self.percentile))
+            low = pooled_low if np.isnan(low) else low
+            top = pooled_top if np.isnan(top) else top
+        return low, top
+
+    def _per_class(self, Q: np.ndarray) -> tuple[float, float]:
+        n, K = Q.shape
         star = np.empty(K, dtype=np.int64)
         for j in range(K):
             theta = np.percentile(Q[:, j], self.percentile, method="higher")
@@ -403,6 +508,32 @@ class NREst(Configurable):
         top = np.mean([Q[star[j], j] for j in range(K)])
         low = np.mean([Q[star[k], l] for k in range(K) for l in range(K) if k != l])
         return float(low), float(top)
+
+    def counterfactual_q(self, X) -> np.ndarray:
+        """The fitted q(x, j) = P(feedback 1 | x, played j) for every row of X and every label j, shape (n, K).
+
+        Row n's argmax is the label the network believes right for x_n; the per-class and anchor rules
+        read the rates off these values, and :func:`nolo.noise_rates.regime.diagnose` uses them to
+        judge whether a log suits the pooled rule.
+        """
+        if not hasattr(self, "rho0_"):
+            raise ParameterError("NREst is not fitted: call fit first")
+        X = check_array(X, "X", ndim=2)
+        return self._counterfactual_q(X, self.n_classes_, self._q_function())
+
+    def _q_function(self):
+        """q(U) of the fitted classifier, rebuilt from the stored weights (no closure kept on the estimator)."""
+        if self.classifier_ is not None:
+            clf = self.classifier_
+            col = int(np.flatnonzero(np.asarray(clf.classes_) == 1)[0])
+            return lambda UU: clf.predict_proba(UU)[:, col]
+        if self.weights_ is None:  # one-valued feedback: q is that constant
+            q_const = float(self.q_[0])
+            return lambda UU: np.full(UU.shape[0], q_const)
+        nl = len(self.weights_) // 2
+        net = AdamMLP([w for w in self.weights_[:nl]], [b for b in self.weights_[nl:]],
+                      learning_rate=self.learning_rate_init, alpha=self.alpha, batch_size=self.batch_size)
+        return net.predict
 
     def estimate(self, X, played, feedback, n_classes: int | None = None) -> tuple[float, float]:
         """Fit and return (rho0_hat, rho1_hat)."""
