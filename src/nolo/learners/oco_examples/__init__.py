@@ -17,6 +17,7 @@ from nolo.learners.oco_examples.linear import (
     OnlineRidgeRegression,
     notes_regret_bound,
 )
+from nolo.learners.oco_examples.matrix import MaxEntryOGD, TraceNormOGD
 from nolo.learners.oco_examples.projections import (
     L1Ball,
     project_l1_ball,
@@ -32,6 +33,8 @@ __all__ = [
     "OnlineLasso",
     "OnlineLassoL1Ball",
     "notes_regret_bound",
+    "TraceNormOGD",
+    "MaxEntryOGD",
     "L1Ball",
     "project_l1_ball",
     "project_simplex",

@@ -132,3 +132,60 @@ def linear_ogd_loop(X, y, etas, w, avg, t0, loss_code, s, set_code, radius, low,
         elif set_code == 3:
             _project_l1_inplace(w, radius)
     return n
+
+
+@njit(cache=True)
+def matrix_ogd_loop(W, rows, cols, y, etas, absolute, clip, old, played, acc):
+    """Rounds of OGD on a matrix with one revealed entry per round (OCO notes' matrix prediction).
+
+    Round ``t``: play ``W[i, j]`` for the cell ``(i, j) = (rows[t], cols[t])``,
+    suffer ``(W_ij - y)^2`` (``absolute=False``) or ``|W_ij - y|``, and step
+    ``W_ij -= eta_t phi'`` -- the gradient ``phi' e_i e_j^T`` is rank one, so
+    the step costs O(1).  ``clip > 0`` projects the entry onto ``[-clip, clip]``
+    (the max-entry box, whose projection only moves the changed entry).
+    ``old[t]`` keeps the entry's previous value (for rollback).  ``acc`` as in
+    :func:`linear_ogd_loop`, plus ``acc[4]`` = sum of ``eta_t |phi'|`` since the
+    last projection and ``acc[5]`` its maximum (the iterate's Frobenius drift
+    between projections).
+    """
+    n = rows.shape[0]
+    for t in range(n):
+        i = rows[t]
+        j = cols[t]
+        wij = W[i, j]
+        old[t] = wij
+        a = wij - y[t]
+        if absolute:
+            val = abs(a)
+            g = 1.0 if a > 0.0 else (-1.0 if a < 0.0 else 0.0)
+        else:
+            val = a * a
+            g = 2.0 * a
+        played[t] = val
+        eta = etas[t]
+        v = wij - eta * g
+        if clip > 0.0:
+            if v > clip:
+                v = clip
+            elif v < -clip:
+                v = -clip
+        if not (math.isfinite(v) and math.isfinite(val)):
+            return -(t + 1)
+        W[i, j] = v
+        g2 = g * g
+        acc[0] += val
+        acc[1] += g2
+        acc[2] += eta * g2
+        if g2 > acc[3]:
+            acc[3] = g2
+        acc[4] += eta * abs(g)
+        if acc[4] > acc[5]:
+            acc[5] = acc[4]
+    return n
+
+
+@njit(cache=True)
+def undo_matrix_rounds(W, rows, cols, old, n):
+    """Restore the entries changed by the first ``n`` rounds of :func:`matrix_ogd_loop` (in reverse order)."""
+    for t in range(n - 1, -1, -1):
+        W[rows[t], cols[t]] = old[t]
