@@ -69,7 +69,7 @@ def run(spec, out, jobs, backend, scheduler, seeds):
 
 
 @click.command()
-@click.argument("paper", type=click.Choice(["all", "css10", "css11", "am", "demo"]))
+@click.argument("paper", type=click.Choice(["all", "css10", "css11", "am", "oco", "demo"]))
 @click.option("--quick", is_flag=True, help="Reduced version (fewer rounds and seeds); minutes on 2 cores.")
 @click.option("--out", "out", default="nolo-out", show_default=True, type=click.Path(file_okay=False),
               help="Output directory (runs, figures, report.md/html, summary.json).")

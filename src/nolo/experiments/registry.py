@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 #: papers an experiment may belong to ("demo" is the built-in demonstration).
-PAPERS: tuple[str, ...] = ("css10", "css11", "am", "demo")
+PAPERS: tuple[str, ...] = ("css10", "css11", "am", "oco", "demo")
 
 #: modules imported by ``nolo reproduce``, in report order.
 EXPERIMENT_MODULES: tuple[str, ...] = (
@@ -46,6 +46,7 @@ EXPERIMENT_MODULES: tuple[str, ...] = (
     "nolo.experiments.css10",
     "nolo.experiments.css11",
     "nolo.experiments.am",
+    "nolo.experiments.oco",
 )
 
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
@@ -169,7 +170,7 @@ def get_experiments(paper: str = "all") -> list[Experiment]:
     exps = list(_REGISTRY.values())
     if paper != "all":
         exps = [e for e in exps if e.paper == paper]
-    order = {p: i for i, p in enumerate(("demo", "css10", "css11", "am"))}
+    order = {p: i for i, p in enumerate(("demo", "css10", "css11", "am", "oco"))}
     return sorted(exps, key=lambda e: order[e.paper])  # stable: registration order within a paper
 
 

@@ -36,8 +36,9 @@ __all__ = ["composite_hindsight", "trace_norm_hindsight", "max_entry_hindsight"]
 _SMOOTH = {"squared", "logistic", "smoothed_hinge"}
 
 
-def _fista(fg, prox, gap_fn, w0, L, tol, max_iter):
-    """FISTA with function-value restart; stops when the certificate ``gap_fn(w, g)`` <= tol * max(1, |F|)."""
+def _fista(fg, prox, gap_fn, w0, L, tol, max_iter, h=lambda w: 0.0):
+    """FISTA on ``f + h`` (``fg`` gives f and its gradient, ``prox`` the proximal map of h) with
+    function-value restart; stops when the certificate ``gap_fn(w, g)`` <= tol * max(1, |F|)."""
     w = prox(w0, 1.0 / L)
     z, theta = w.copy(), 1.0
     f, g = fg(w)
@@ -47,7 +48,7 @@ def _fista(fg, prox, gap_fn, w0, L, tol, max_iter):
         fz, gz = fg(z)
         w_new = prox(z - gz / L, 1.0 / L)
         f_new, g_new = fg(w_new)
-        if f_new > f:  # restart the momentum (O'Donoghue & Candes 2015)
+        if f_new + h(w_new) > f + h(w) and theta > 1.0:  # restart the momentum (O'Donoghue & Candes 2015)
             z, theta = w.copy(), 1.0
             continue
         theta_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * theta * theta))
@@ -121,7 +122,7 @@ def composite_hindsight(X, y, loss, constraint, *, l2: float = 0.0, l1: float = 
         curv = float(loss.s) / math.sqrt(math.pi)  # sup |l''| = s / sqrt(pi)
     L = curv * float(np.linalg.eigvalsh(X.T @ X).max(initial=0.0)) + lam2
     L = max(L, 1e-12)
-    w, f, gap = _fista(fg, prox, gap_fn, np.zeros(d), L, tol, max_iter)
+    w, f, gap = _fista(fg, prox, gap_fn, np.zeros(d), L, tol, max_iter, h)
     total = f + h(w)
     if not (np.isfinite(total) and np.isfinite(gap)):
         raise NumericalError("the composite hindsight objective is not finite; rescale the data")
