@@ -8,4 +8,6 @@
   hindsight optimum) and the max-entry box (exact hindsight); held-out error against the per-user mean.
 """
 
-from nolo.experiments.oco import svm  # noqa: F401  (registration)
+from nolo.experiments.oco import svm  # noqa: F401, I001  (registration, in report order)
+from nolo.experiments.oco import regularised  # noqa: F401, I001
+from nolo.experiments.oco import matrix  # noqa: F401, I001
