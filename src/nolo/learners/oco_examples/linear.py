@@ -211,7 +211,19 @@ class _LinearOCO(FullInformationLearner):
         return float(np.count_nonzero(w == 0.0)) / w.shape[0]
 
     # -- learning -----------------------------------------------------------------------------------
-    def _run(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def _plan(self):
+        """The validated, compiled-loop form of the parameters, cached until a parameter changes.
+
+        Returns ``(kind, rule, code, s, set_code, radius, low, high, l2, l1)``.  The cache key
+        freezes every parameter (nested configurables by their attributes), so ``set_params`` or
+        an edited constraint invalidates it; per-round :meth:`learn` then skips re-validation.
+        """
+        params = {k: v for k, v in vars(self).items() if not k.startswith("_") and not k.endswith("_")}
+        key = (_freeze(params), getattr(self, "n_features_in_", None))
+        cache = self.__dict__.get("_plan_cache")
+        if cache is not None and cache[0] == key:
+            return cache[1]
+        self._validate_params()
         loss, constraint, l2, l1 = self._spec()
         code, s = self._loss_code(loss)
         d = self.n_features_in_
@@ -223,12 +235,24 @@ class _LinearOCO(FullInformationLearner):
             set_code, low, high = 2, np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
         elif isinstance(constraint, L1Ball):
             set_code, radius = 3, float(constraint.radius)
+        plan = (loss.kind, self.step_rule(), code, s, set_code, radius, low, high, float(l2), float(l1))
+        self.__dict__["_plan_cache"] = (key, plan)
+        return plan
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("_plan_cache", None)
+        return state
+
+    def _run(self, X: np.ndarray, y: np.ndarray, plan=None) -> np.ndarray:
+        _, rule, code, s, set_code, radius, low, high, l2, l1 = self._plan() if plan is None else plan
         n = X.shape[0]
-        etas = np.ascontiguousarray(self.step_rule().schedule(self.t_ + 1, n), dtype=np.float64)
+        etas = np.ascontiguousarray(rule._eta(np.arange(self.t_ + 1, self.t_ + 1 + n, dtype=np.float64)),
+                                    dtype=np.float64)
         w, avg, acc = self.w_.copy(), self.average_.copy(), self.stats_.copy()
         played = np.empty(n)
         status = linear_ogd_loop(np.ascontiguousarray(X), np.ascontiguousarray(y), etas, w, avg, int(self.t_), code, s,
-                                 set_code, radius, low, high, float(l2), float(l1), played, acc)
+                                 set_code, radius, low, high, l2, l1, played, acc)
         if status < 0:
             raise NumericalError(
                 f"a loss or the iterate became non-finite at round {self.t_ - status}; no round was committed "
@@ -242,11 +266,15 @@ class _LinearOCO(FullInformationLearner):
 
     def learn(self, x, y) -> "_LinearOCO":
         """One round: suffer ``phi(<f_t, x>, y) + R(f_t)`` and take the (projected, proximal) gradient step."""
-        self._validate_params()
-        x = self._check_x(x)
-        yv = check_targets(y, self._spec()[0].kind, "y", n=1)
-        self._ensure_initialized(x.shape[0])
-        self._run(x[None, :], yv)
+        if not self.is_initialized:
+            self._validate_params()
+            x = self._check_x(x)
+            check_targets(y, self._spec()[0].kind, "y", n=1)
+            self._ensure_initialized(x.shape[0])
+        plan = self._plan()
+        x = _fast_vector(x, self.n_features_in_)
+        yv = _fast_target(y, plan[0])
+        self._run(x[None, :], yv, plan)
         return self
 
     def learn_stream(self, X, y) -> np.ndarray:
@@ -268,6 +296,42 @@ class _LinearOCO(FullInformationLearner):
             raise ParameterError(f"average must be True or False, got {average!r}")
         X = self._check_X(X)
         return X @ (self.average_ if average else self.w_)
+
+
+def _freeze(value):
+    """A hashable snapshot of a parameter value (nested configurables by their attributes)."""
+    if isinstance(value, dict):
+        return tuple((k, _freeze(v)) for k, v in value.items())
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    if hasattr(value, "get_params"):
+        return (type(value), _freeze({k: v for k, v in vars(value).items() if not k.startswith("_")}))
+    return value
+
+
+def _fast_vector(x, d: int) -> np.ndarray:
+    """``x`` as a finite float64 vector of length ``d`` (the per-round check; ParameterError names ``x``)."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"x must be convertible to a float64 array: {exc}") from None
+    if arr.ndim != 1:
+        raise ParameterError(f"x must have 1 dimension(s), got shape {arr.shape}")
+    if arr.shape[0] != d:
+        raise ParameterError(f"x must have {d} features, got {arr.shape[0]}")
+    if not np.isfinite(arr).all():
+        raise ParameterError("x must contain only finite values (no NaN or inf)")
+    return arr
+
+
+def _fast_target(y, kind: str) -> np.ndarray:
+    if isinstance(y, (float, int, np.floating, np.integer)) and not isinstance(y, bool):
+        v = float(y)
+        if math.isfinite(v) and (kind != "classification" or v in (-1.0, 1.0)):
+            return np.array([v])
+    return check_targets(y, kind, "y", n=1)
 
 
 class OnlineLinearSVM(_LinearOCO):
