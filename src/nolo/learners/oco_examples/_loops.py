@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from nolo.learners.oco_examples.projections import _project_l1_inplace

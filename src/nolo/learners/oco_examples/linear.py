@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_array, check_choice, check_int, check_scalar
+from nolo._validation import check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
 from nolo.learners.oco_examples._loops import LOSS_CODES, linear_ogd_loop
