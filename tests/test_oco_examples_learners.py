@@ -282,3 +282,28 @@ def test_trace_norm_beats_per_user_mean_on_low_rank_stream():
     base = np.sqrt(np.mean((um[test.users] - test.ratings) ** 2))
     assert rmse < 0.5 * base
     assert np.linalg.svd(ogd.W_, compute_uv=False).sum() <= tau * (1 + 1e-9) + 0.5 * 2 * 5 * 10
+
+
+def test_params_config_roundtrip_and_rejected_set_params_keeps_old_value():
+    import json
+
+    from sklearn.base import clone
+
+    from nolo._config import Configurable
+
+    for m in (OnlineLinearSVM(loss="logistic", constraint=L1Ball(2.0), step=0.1),
+              OnlineLasso(alpha=0.2, y_bound=1.0, horizon=10), TraceNormOGD(4, 5, radius=2.0, step=0.1),
+              MaxEntryOGD(3, 3, bound=1.0, loss="absolute")):
+        cfg = json.loads(json.dumps(m.to_config()))
+        back = Configurable.from_config(cfg)
+        assert type(back) is type(m) and back.to_config() == m.to_config()
+        assert clone(m).to_config() == m.to_config()
+    lasso = OnlineLasso(alpha=0.2, y_bound=1.0)
+    with pytest.raises(ValueError, match="alpha"):
+        lasso.set_params(alpha=-0.5)
+    assert lasso.alpha == 0.2
+    svm = OnlineLinearSVM(step=0.5)
+    svm.learn([1.0, 0.0], 1.0)
+    svm.set_params(step=0.25)  # the cached plan follows a parameter change
+    svm.learn([0.0, 1.0], 1.0)
+    np.testing.assert_allclose(svm.w_, [0.5, 0.25])
