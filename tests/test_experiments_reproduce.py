@@ -31,7 +31,7 @@ def test_registration_is_validated(scratch_registry):
     def f(ctx):
         return ExperimentResult()
 
-    with pytest.raises(ParameterError, match="paper must be one of 'demo', 'css10', 'css11', 'am'"):
+    with pytest.raises(ParameterError, match="paper must be one of 'demo', 'css10', 'css11', 'am', 'oco'"):
         register_experiment(f, paper="css12", id="x", title="t")
     with pytest.raises(ParameterError, match="id must be a short id"):
         register_experiment(f, paper="demo", id="Bad Id", title="t")
@@ -90,7 +90,7 @@ def _check_summary_shape(summary: dict) -> None:
     assert summary["experiments"]
     for e in summary["experiments"]:
         assert set(e) == EXPERIMENT_KEYS
-        assert e["paper"] in ("css10", "css11", "am", "demo")
+        assert e["paper"] in ("css10", "css11", "am", "oco", "demo")
         assert isinstance(e["id"], str) and isinstance(e["title"], str)
         for name, fig in e["figures"].items():
             assert set(fig) == {"value", "unit"}, name
