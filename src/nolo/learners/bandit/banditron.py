@@ -39,8 +39,8 @@ class Banditron(ExploringBanditLearner):
     >>> m.learn(np.array([1.0, 2.0]), 1, 1).W_  # yhat = 0, P(1) = gamma/K = 0.25: row 1 += 4 x, row 0 -= x
     array([[-1., -2.],
            [ 4.,  8.]])
-    >>> int(m.act(np.array([1.0, 2.0])))
-    1
+    >>> m.predict(np.array([[1.0, 2.0]]))
+    array([1])
     """
 
     def __init__(self, n_classes=2, gamma=0.05, horizon=None, complexity=1.0, dtype="float64", seed=None):

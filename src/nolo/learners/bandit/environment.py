@@ -229,8 +229,8 @@ class ClassificationBandit:
         learner._ensure_initialized(self.n_features)
         if learner.n_features_in_ != self.n_features:
             raise ParameterError(f"learner expects {learner.n_features_in_} features, the data have {self.n_features}")
+        check_representable(self.X, learner.dtype, "X")  # before the cast that would make inf
         X = self._X_as(learner.dtype)
-        check_representable(X, learner.dtype, "X")
         rows = _stream.csr_rows(X) if sp.issparse(X) else _stream.dense_rows(X)
         env_state = pcg64_state(self.rng)  # PCG64 generators are stepped inline (same draws)
         env = _stream.EnvState(ORDERS[self.order], self.perm, self.pos, self.rng if env_state is None else env_state,
