@@ -40,15 +40,16 @@ ALGOS = ("banditron", "soba")
 
 
 def load_revision(rev: str, workdir: Path):
-    """The bandit package of ``rev`` (``"."``: the working tree) as a fresh package ``bandit_<rev>``."""
+    """The bandit package of ``rev`` (``"."``: the working tree; a directory: a copy of the package) as a fresh
+    package ``bandit_<rev>``."""
     import io
     import tarfile
 
     name = "bandit_" + ("worktree" if rev == "." else "".join(c if c.isalnum() else "_" for c in rev))
     dest = workdir / name
     dest.mkdir()
-    if rev == ".":
-        files = {f.name: f.read_text() for f in (REPO / PACKAGE).glob("*.py")}
+    if rev == "." or Path(rev).is_dir():  # the working tree, or a directory holding a copy of the package
+        files = {f.name: f.read_text() for f in (REPO / PACKAGE if rev == "." else Path(rev)).glob("*.py")}
     else:
         tar = subprocess.run(["git", "-C", str(REPO), "archive", rev, PACKAGE], check=True, capture_output=True).stdout
         with tarfile.open(fileobj=io.BytesIO(tar)) as tf:

@@ -118,6 +118,11 @@ class LinearMulticlassMixin:
         nnz = gather_dense(x.reshape(1, -1), 0, idx, val)
         return idx, val, nnz
 
+    def _state_finite(self, state: tuple) -> bool:
+        """True when W_ and every array of the record hold only finite values (inf/NaN are sticky in every
+        rule's arithmetic, so one check per call catches a non-finite value written at any round)."""
+        return all(bool(np.isfinite(a).all()) for a in (self.W_, *state) if isinstance(a, np.ndarray))
+
     def _learn_round(self, x: np.ndarray, y: int, played: int, feedback: int) -> None:
         """One round's compiled update; all-or-nothing (a non-finite write is undone and raises)."""
         idx, val, nnz = self._round_rows(x)
@@ -125,7 +130,7 @@ class LinearMulticlassMixin:
         arrays = [self.W_] + [a for a in state if isinstance(a, np.ndarray)]
         saved = [a.copy(order="K") for a in arrays]
         ok, _ = _stream.learn_round(state, self.W_.T, idx, val, nnz, y, played, feedback)
-        if not ok:
+        if not (ok and self._state_finite(state)):
             for a, s in zip(arrays, saved):
                 a[...] = s
             raise NumericalError(f"{type(self).__name__}: the update would write a non-finite value "
@@ -158,11 +163,12 @@ class LinearMulticlassMixin:
                 if self._logs_rounds or log:
                     logs = tuple(np.empty(n, dtype=np.int64) for _ in range(3))
                 rec = _stream.Recorder(checkpoints, out_p, out_g, counters, *logs)
-                status, k = _stream.run_rounds(self._state_record(), self.W_.T, src.rows, src.y, n, src.env, lrn, rec)
+                state = self._state_record()
+                status, k = _stream.run_rounds(state, self.W_.T, src.rows, src.y, n, src.env, lrn, rec)
                 self.t_ += int(k)
-                if status != _stream.OK:
+                if status != _stream.OK or not self._state_finite(state):
                     raise NumericalError(
-                        f"{type(self).__name__}: round {self.t_ + 1} would write a non-finite value (inf or NaN); "
+                        f"{type(self).__name__}: a round of this call computed a non-finite update (inf or NaN); "
                         "the whole call was undone (state and generators as before it)")
                 if lrn_state is not None:
                     store_pcg64_state(self.rng_, lrn_state)

@@ -15,7 +15,7 @@ __all__ = ["BPA", "BPAState"]
 
 @njit(cache=True, nogil=True, inline="always")
 def update_bpa(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
-    """Binary PA step on row ``played`` with sigma = 2f - 1 (baselines.md section 3); False if not finite."""
+    """Binary PA step on row ``played`` with sigma = 2f - 1 (baselines.md section 3); False when tau is not finite."""
     sigma = 2.0 * feedback - 1.0
     loss = 1.0 - sigma * s[played]
     if loss <= 0.0:
@@ -29,12 +29,9 @@ def update_bpa(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     if not np.isfinite(tau):
         return False
     c = tau * sigma
-    ok = True
     for t in range(lo, hi):
-        w = Wt[idx[t], played] + c * val[t]
-        Wt[idx[t], played] = w
-        ok &= np.isfinite(w)
-    return ok
+        Wt[idx[t], played] += c * val[t]
+    return True
 
 
 class BPAState(NamedTuple):

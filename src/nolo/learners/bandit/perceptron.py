@@ -18,19 +18,15 @@ __all__ = ["Perceptron", "PerceptronState"]
 
 @njit(cache=True, nogil=True, inline="always")
 def update_perceptron(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
-    """AM eq. (2): on a mistake (y != yhat) row y += x and row yhat -= x; False if a written value is not finite."""
+    """AM eq. (2): on a mistake (y != yhat) row y += x and row yhat -= x."""
     if y == yhat:
         return True
-    ok = True
     for t in range(lo, hi):
         j = idx[t]
         v = val[t]
-        a = Wt[j, y] + v
-        Wt[j, y] = a
-        b = Wt[j, yhat] - v
-        Wt[j, yhat] = b
-        ok &= np.isfinite(a) & np.isfinite(b)
-    return ok
+        Wt[j, y] += v
+        Wt[j, yhat] -= v
+    return True
 
 
 class PerceptronState(NamedTuple):

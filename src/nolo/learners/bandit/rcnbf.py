@@ -43,12 +43,13 @@ def exp_h_coefficients(gamma, rho0a, beta_a, K):
 def update_exp_h(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     """AM eq. (5): row played += x h(f)/P(played), row yhat -= x (Banditron when rho0 = 0, beta = 1).
 
-    Each ``w + c x_j`` is rounded once (a fused multiply-add); False when c or a written value is not finite.
+    Each ``w + c x_j`` is rounded once (a fused multiply-add); False (nothing written) when c is not finite.
     """
     c = state.coef[2 * feedback + (played == yhat)]
     if not np.isfinite(c):
         return False
-    return add_sub_columns(Wt, idx, val, lo, hi, played, c, yhat)
+    add_sub_columns(Wt, idx, val, lo, hi, played, c, yhat)
+    return True
 
 
 class ExpHState(NamedTuple):
