@@ -16,6 +16,7 @@ from nolo.learners.bandit.perceptron import Perceptron
 from nolo.learners.bandit.rcine import RCINE
 from nolo.learners.bandit.rcnbf import RCNBF, unbiased_feedback
 from nolo.learners.bandit.soba import SOBA
+from nolo.learners.bandit.squarecb import SquareCB
 
 __all__ = [
     "Perceptron",
@@ -32,4 +33,5 @@ __all__ = [
     "lemma3_constants",
     "theorem4_bound",
     "unbiased_feedback",
+    "SquareCB",
 ]
