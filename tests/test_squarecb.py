@@ -58,8 +58,8 @@ def test_gap_weight_schedule_and_corrections():
     m.initialize(2)
     assert S.gap_weight(m._cfg(), m.est_, 4.0) == pytest.approx(20.0 / 0.6)
     m.set_params(correction="target")
-    assert S.gap_weight(m._cfg(), m.est_, 4.0) == pytest.approx(20.0)
-    assert S._correction(m._cfg(), m.est_) == pytest.approx((1.0, 0.2, 0.6))
+    assert S.gap_weight(m._cfg(), m.est_, 4.0) == pytest.approx(20.0 * 0.6)
+    assert S._correction(m._cfg(), m.est_) == pytest.approx((0.6, 0.2, 0.6))
     m.set_params(correction="none")
     assert S._correction(m._cfg(), m.est_) == pytest.approx((1.0, 0.0, 1.0))
 

@@ -17,6 +17,7 @@ from nolo.learners.bandit.rcine import RCINE
 from nolo.learners.bandit.rcnbf import RCNBF, unbiased_feedback
 from nolo.learners.bandit.soba import SOBA
 from nolo.learners.bandit.squarecb import SquareCB
+from nolo.learners.bandit.rate_oracle import oracle_noise_rates
 
 __all__ = [
     "Perceptron",
@@ -34,4 +35,5 @@ __all__ = [
     "theorem4_bound",
     "unbiased_feedback",
     "SquareCB",
+    "oracle_noise_rates",
 ]

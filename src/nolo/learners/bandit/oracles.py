@@ -51,8 +51,8 @@ RIDGE_MAX_BYTES = 2 * 1024 ** 3
 #: P (K, D, D): the inverses (lam I + Z_a^T Z_a)^{-1}; thetaT (D, K): coefficients (row d = bias)
 RidgeState = namedtuple("RidgeState", ["P", "thetaT"])
 #: wT, G, S (D, K): weights, sums of squared gradients, largest |x_j| seen; N, n (K,): normaliser sums and
-#: update counts; hp (1,): [eta]
-OGDState = namedtuple("OGDState", ["wT", "G", "S", "N", "n", "hp"])
+#: update counts; hp (1,): [eta]; buf (D,): scratch (the per-coordinate rates of the current update)
+OGDState = namedtuple("OGDState", ["wT", "G", "S", "N", "n", "hp", "buf"])
 
 
 def ridge_bytes(n_classes: int, n_features: int) -> int:
@@ -78,7 +78,7 @@ def ridge_state(n_classes: int, n_features: int, lam: float, max_bytes: int = RI
 def ogd_state(n_classes: int, n_features: int, eta: float) -> OGDState:
     D, K = int(n_features) + 1, int(n_classes)
     return OGDState(np.zeros((D, K)), np.zeros((D, K)), np.zeros((D, K)), np.zeros(K), np.zeros(K),
-                    np.array([float(eta)]))
+                    np.array([float(eta)]), np.zeros(D))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,12 +99,12 @@ def _linear_predict(thetaT, idx, val, lo, hi, r):
             r[k] += thetaT[j, k] * v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def ridge_predict(st, idx, val, lo, hi, r):
     _linear_predict(st.thetaT, idx, val, lo, hi, r)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def ridge_update(st, idx, val, lo, hi, a, pred, target):
     """Sherman-Morrison step of class ``a`` on (z = [x, 1], target); False (nothing written) if not finite."""
     P = st.P[a]
@@ -143,12 +143,12 @@ def ridge_update(st, idx, val, lo, hi, a, pred, target):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def ogd_predict(st, idx, val, lo, hi, r):
     _linear_predict(st.wT, idx, val, lo, hi, r)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def ogd_update(st, idx, val, lo, hi, a, pred, target):
     """One VW-style normalised adaptive invariant square-loss step on class ``a``.
 
@@ -184,27 +184,28 @@ def ogd_update(st, idx, val, lo, hi, a, pred, target):
     if err == 0.0:
         return True
     g2 = err * err
-    for t in range(lo, hi):
-        v = val[t]
-        G[idx[t], a] += g2 * v * v
+    buf = st.buf
     G[D - 1, a] += g2
     N[a] += nrm
     n[a] += 1.0
     eta_t = eta * math.sqrt(n[a] / N[a])
-    # pred_per_update = sum_j x_j^2 rate_j, rate_j = 1 / (s_j sqrt(G_j))
-    ppu = 1.0 / math.sqrt(G[D - 1, a])
+    # pred_per_update = sum_j x_j^2 rate_j, rate_j = 1 / (s_j sqrt(G_j)) (kept in buf for the step)
+    rb = 1.0 / math.sqrt(G[D - 1, a])
+    ppu = rb
     for t in range(lo, hi):
         j = idx[t]
         v = val[t]
+        g = G[j, a] + g2 * v * v
+        G[j, a] = g
+        rate = 0.0
         if v != 0.0:
-            ppu += v * v / (S[j, a] * math.sqrt(G[j, a]))
+            rate = 1.0 / (S[j, a] * math.sqrt(g))
+        buf[t - lo] = rate
+        ppu += v * v * rate
     step = err * (1.0 - math.exp(-eta_t * ppu)) / ppu  # invariant: the prediction moves by step * ppu
     for t in range(lo, hi):
-        j = idx[t]
-        v = val[t]
-        if v != 0.0:
-            wT[j, a] += step * v / (S[j, a] * math.sqrt(G[j, a]))
-    wT[D - 1, a] += step / math.sqrt(G[D - 1, a])
+        wT[idx[t], a] += step * val[t] * buf[t - lo]
+    wT[D - 1, a] += step * rb
     return True
 
 
