@@ -47,6 +47,11 @@ HIST_LO, HIST_HI = -0.25, 1.25
 #: percentile of the top predictions read as 1 - rho1 (the median: on scikit-learn digits and SynSep within 0.01
 #: of 1 - rho1 in every AM setting, docs/squarecb.md)
 DEFAULT_PCT_TOP = 50.0
+#: the same percentile for a logged data set (:func:`oracle_noise_rates`): a model fit once on a log of a
+#: spread-out policy is less sharp than SquareCB's online one, whose data concentrate on the top label; on
+#: digits with a uniform logging policy and (rho0, rho1) = (0.1, 0.2) the 50th/75th/90th/95th percentiles read
+#: rho1 as 0.43/0.35/0.28/0.24
+LOGGED_PCT_TOP = 95.0
 # est (float64 array): 0 rho0_hat, 1 rho1_hat, 2 rounds in the current block, 3 sum of f / p(a), 4 rounds counted
 EST_SIZE = 5
 
@@ -100,13 +105,13 @@ def refresh_rates(hist, est, pct_top, rho_max, K):
 
 
 def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, propensity=None, oracle: str = "ridge",
-                       lam: float = 1.0, eta: float = 0.5, passes: int = 1, pct_top: float = DEFAULT_PCT_TOP,
+                       lam: float = 1.0, eta: float = 0.5, passes: int = 1, pct_top: float = LOGGED_PCT_TOP,
                        pct_rest: float = 50.0, rho_max: float = 0.49) -> dict:
     """(rho0_hat, rho1_hat) of a logged bandit data set from a per-class regression oracle (no neural network).
 
     Fits the oracle (``"ridge"`` or ``"ogd"``, :mod:`nolo.learners.bandit.oracles`) of the raw bit on
     (x_n, played_n) for ``passes`` passes in log order and reads 1 - rho1 as the ``pct_top``-th percentile
-    of its top predictions over the logged x.  rho0: with ``propensity`` (the probability each logged
+    (default 95, ``LOGGED_PCT_TOP``) of its top predictions over the logged x.  rho0: with ``propensity`` (the probability each logged
     label was played with) the inverse-propensity identity of the module docstring; without it the
     ``pct_rest``-th percentile of the other classes' predictions (biased when the log explored little:
     the regressors extrapolate there).  Clipped to [0, rho_max].  Returns ``{"rho0", "rho1", "n", "rule"}``.
@@ -121,8 +126,8 @@ def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, pro
     >>> f = (played == y[idx]).astype(int); u = g.random(20000)
     >>> f_rho = np.where(f == 1, (u >= 0.2).astype(int), (u < 0.1).astype(int))  # rho0 = 0.1, rho1 = 0.2
     >>> est = oracle_noise_rates(X[idx], played, f_rho, 10, propensity=np.full(20000, 0.1))
-    >>> bool(abs(est["rho0"] - 0.1) < 0.03), bool(abs(est["rho1"] - 0.2) < 0.1)
-    (True, True)
+    >>> round(est["rho0"], 3), round(est["rho1"], 3)
+    (0.105, 0.239)
     """
     from nolo.learners.bandit import oracles as O
     from nolo.learners.bandit.squarecb import CsrRows, DenseRows, fit_rows, predict_rows
