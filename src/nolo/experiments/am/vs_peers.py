@@ -263,10 +263,12 @@ def vs_peers(ctx):
                                           "--cb_explore_adf --squarecb on the same flipped bits",
                                 figure=f"squarecb_over_vw_squarecb/{key}", op="<=", threshold=0.7))
         if H >= 100_000:
-            gap = abs(float(e["SquareCB-gap-est"]) - float(e["SquareCB-gap"]))
+            # signed: not knowing the rates may cost at most 0.02 (estimated rates that explore more than the
+            # true ones can do better: SynSep (0.4, 0.4) 0.121 vs 0.214 in the quick run, docs/squarecb.md)
+            gap = float(e["SquareCB-gap-est"]) - float(e["SquareCB-gap"])
             figures[f"unknown_minus_known_rates/{key}"] = (gap, "rate")
-            claims.append(Claim(statement=f"{key}: SquareCB-gap with rates estimated online from its own oracle is "
-                                          "within 0.02 of the same learner given the true rates",
+            claims.append(Claim(statement=f"{key}: SquareCB-gap with rates estimated online from its own oracle errs "
+                                          "at most 0.02 more than the same learner given the true rates",
                                 figure=f"unknown_minus_known_rates/{key}", op="<=", threshold=0.02))
     # the rate estimates (vs NREst in RCINE, on the same streams)
     last = df[df.t == T].groupby(["dataset", "rho0", "rho1", "learner"])[["rho0_hat", "rho1_hat"]].mean().reset_index()
