@@ -7,6 +7,8 @@ Every learner is fed the flipped bit.  Learners:
 
 * AM's: Banditron, BPA, SOBA, RCNBF (true rates), RCINE (NREst) -- gamma tuned per cell from
   ``GAMMA_GRID`` on a separate seed over the longest horizon, as the error-curves experiment does;
+* BPA-h and SOBA-h (:class:`~nolo.learners.bandit.BPAh`, :class:`~nolo.learners.bandit.SOBAh`): BPA and
+  SOBA fed AM's h(f_rho) with the true rates, at the tuned gamma of BPA / SOBA;
 * SquareCB (Foster & Rakhlin 2020), :class:`nolo.learners.bandit.SquareCB`: the default (ridge oracle,
   correction "target", true rates), "none" (rates ignored), "gap" with true rates and with rates
   estimated online ("gap-est"), and the O(d) OGD oracle ("ogd"); on d > ``RIDGE_MAX_D`` the ridge
@@ -32,6 +34,9 @@ from nolo.experiments.am import vw as V
 from nolo.experiments.sweep import run_map
 
 AM_LEARNERS = ("Banditron", "BPA", "SOBA", "RCNBF", "RCINE")
+#: the flip-corrected AM baselines (true rates; gamma = the tuned gamma of BPA / SOBA): does the correction or the
+#: oracle buy SquareCB's gain?
+CORRECTED = ("BPA-h", "SOBA-h")
 #: the SquareCB variants: name -> constructor parameters (rates added per cell)
 SQUARECB = {
     "SquareCB": dict(oracle="ridge", correction="target"),
@@ -97,6 +102,11 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
         res = run_stream(m, X, y, T, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps)
         est = m.estimates_[-1] if algo == "RCINE" and len(m.estimates_) else (np.nan, np.nan)
         add(algo, res, gammas[algo], est)
+    from nolo.learners.bandit import BPAh, SOBAh
+
+    for name, cls, g in (("BPA-h", BPAh, gammas["BPA"]), ("SOBA-h", SOBAh, gammas["SOBA"])):
+        m = cls(n_classes=K, gamma=g, rho0=rho0, rho1=rho1, seed=int(seed))
+        add(name, run_stream(m, X, y, T, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps), g)
     for name in SQUARECB:
         m = make_squarecb(name, K, d, rho0, rho1, int(seed))
         res = run_stream(m, X, y, T, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps)
@@ -152,7 +162,7 @@ def vw_peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool
 
 
 COLORS = {"Banditron": "tab:blue", "BPA": "tab:orange", "SOBA": "tab:green", "RCNBF": "tab:red", "RCINE": "tab:purple",
-          "SquareCB": "black", "SquareCB-none": "0.35", "SquareCB-gap": "tab:brown", "SquareCB-gap-est": "tab:pink",
+          "BPA-h": "gold", "SOBA-h": "lime", "SquareCB": "black", "SquareCB-none": "0.35", "SquareCB-gap": "tab:brown", "SquareCB-gap-est": "tab:pink",
           "SquareCB-ogd": "tab:olive", "VW squarecb": "tab:cyan", "VW epsilon": "tab:gray", "VW cbify": "tab:gray"}
 
 
@@ -165,7 +175,7 @@ def _plot(ctx, df: pd.DataFrame, vw: pd.DataFrame | None, dataset: str) -> None:
     fig, axes = plt.subplots(2, 3, figsize=(13, 7.5), sharex=True, sharey=True)
     for ax, (r0, r1) in zip(axes.ravel(), C.SETTINGS):
         sub = df[(df.dataset == dataset) & (df.rho0 == r0) & (df.rho1 == r1)]
-        for name in (*AM_LEARNERS, *SQUARECB):
+        for name in (*AM_LEARNERS, *CORRECTED, *SQUARECB):
             g = sub[sub.learner == name].groupby("t").error_rate.mean()
             if not g.empty:
                 ax.plot(g.index, g.values, "-", color=COLORS[name], lw=1.8 if name == "SquareCB" else 1.1, label=name)

@@ -18,6 +18,8 @@ from nolo.learners.bandit.rcnbf import RCNBF, unbiased_feedback
 from nolo.learners.bandit.soba import SOBA
 from nolo.learners.bandit.squarecb import SquareCB
 from nolo.learners.bandit.rate_oracle import oracle_noise_rates
+from nolo.learners.bandit.bpa_corrected import BPAh
+from nolo.learners.bandit.soba_corrected import SOBAh
 
 __all__ = [
     "Perceptron",
@@ -36,4 +38,6 @@ __all__ = [
     "unbiased_feedback",
     "SquareCB",
     "oracle_noise_rates",
+    "BPAh",
+    "SOBAh",
 ]

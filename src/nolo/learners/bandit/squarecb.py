@@ -60,6 +60,8 @@ def _ov_borrowed(rec):
         return None
     n = len(rec.types)
     b = kern._borrowed
+    if n == 1:
+        return lambda rec: cls(b(rec[0]))
     if n == 2:
         return lambda rec: cls(b(rec[0]), b(rec[1]))
     if n == 3:
@@ -206,6 +208,37 @@ def learn_round(st, hist, est, cfg, idx, val, lo, hi, r, ahat, a, fb, t):
     return OK
 
 
+def policy_act(st, est, cfg, idx, val, lo, hi, r, t, u):
+    """:func:`act_round` for the learner whose state record is ``st`` (compiled code only).  Other modules
+    register further ``@overload(policy_act)`` implementations for their own records (the corrected
+    baselines, :mod:`nolo.learners.bandit._corrected`), so :func:`stream` runs them too."""
+    raise NotImplementedError
+
+
+def policy_learn(st, hist, est, cfg, idx, val, lo, hi, r, ahat, a, fb, t):
+    """:func:`learn_round` for the learner whose state record is ``st`` (compiled code only; see :func:`policy_act`)."""
+    raise NotImplementedError
+
+
+def _is_oracle(st):
+    return getattr(st, "instance_class", None) in (O.RidgeState, O.OGDState)
+
+
+@overload(policy_act, inline="always")
+def _ov_policy_act(st, est, cfg, idx, val, lo, hi, r, t, u):
+    if _is_oracle(st):
+        return lambda st, est, cfg, idx, val, lo, hi, r, t, u: act_round(st, est, cfg, idx, val, lo, hi, r, t, u)
+    return None
+
+
+@overload(policy_learn, inline="always")
+def _ov_policy_learn(st, hist, est, cfg, idx, val, lo, hi, r, ahat, a, fb, t):
+    if _is_oracle(st):
+        return (lambda st, hist, est, cfg, idx, val, lo, hi, r, ahat, a, fb, t:
+                learn_round(st, hist, est, cfg, idx, val, lo, hi, r, ahat, a, fb, t))
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # whole streams, batch helpers
 # ---------------------------------------------------------------------------------------------
@@ -232,12 +265,12 @@ def stream(st, hist, est, cfg, src, n, y, K, n_rounds, t0, order, perm, pos, env
         idx, val, lo, hi = get_row(src, i)
         yi = y[i]
         t = t0 + r + 1
-        ahat, a = act_round(st, est, cfg, idx, val, lo, hi, r_hat, float(t), uniform(lrn_rng))
+        ahat, a = policy_act(st, est, cfg, idx, val, lo, hi, r_hat, float(t), uniform(lrn_rng))
         fb = kern.flip(1 if a == yi else 0, uniform(env_rng), rho0, rho1)
         i_next = i
         if r + 1 < n_rounds:  # the next index draw follows this round's flip, as in the per-round API
             i_next = kern.next_index(order, n, perm, pos, env_rng)
-        code = learn_round(st, hist, est, cfg, idx, val, lo, hi, r_hat, ahat, a, fb, float(t))
+        code = policy_learn(st, hist, est, cfg, idx, val, lo, hi, r_hat, ahat, a, fb, float(t))
         if code == NONFINITE:
             status = NONFINITE
             break
@@ -572,7 +605,8 @@ def run_env(env, learner: SquareCB, n_rounds: int, checkpoints=None, log: bool =
         log_i, log_p, log_f = (np.empty(n_rounds, dtype=np.int64) for _ in range(3))
     else:
         log_i = log_p = log_f = np.zeros(0, dtype=np.int64)
-    traj = np.zeros((n_rounds // int(learner.rate_every) + 2 if learner.estimate_rates else 0, 3))
+    estimating = bool(getattr(learner, "estimate_rates", False))
+    traj = np.zeros((n_rounds // int(learner.rate_every) + 2 if estimating else 0, 3))
     rngs = [env.rng, learner.rng_]
     states = [pcg64_state(g) for g in rngs]
     if rngs[1] is rngs[0]:
@@ -589,13 +623,15 @@ def run_env(env, learner: SquareCB, n_rounds: int, checkpoints=None, log: bool =
                 store_pcg64_state(g, s)
     seconds = time.perf_counter() - t0
     learner.t_ += int(k)
+    if hasattr(learner, "_after_stream"):
+        learner._after_stream()
     if ntraj:
         learner.rate_estimates_ = np.vstack([learner.rate_estimates_, traj[:ntraj]])
     if status != OK:
-        raise NumericalError(f"SquareCB: a non-finite oracle update at round {learner.t_ + 1}; "
+        raise NumericalError(f"{type(learner).__name__}: a non-finite update at round {learner.t_ + 1}; "
                              "that round's update was not applied")
     extra = {}
-    if learner.estimate_rates:
+    if estimating:
         extra["rate_estimates"] = traj[:ntraj].copy()
     if log:
         extra["log"] = {"index": log_i, "played": log_p, "feedback": log_f}
