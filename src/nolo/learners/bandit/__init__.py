@@ -16,6 +16,10 @@ from nolo.learners.bandit.perceptron import Perceptron
 from nolo.learners.bandit.rcine import RCINE
 from nolo.learners.bandit.rcnbf import RCNBF, unbiased_feedback
 from nolo.learners.bandit.soba import SOBA
+from nolo.learners.bandit.squarecb import SquareCB
+from nolo.learners.bandit.rate_oracle import oracle_noise_rates
+from nolo.learners.bandit.bpa_corrected import BPAh
+from nolo.learners.bandit.soba_corrected import SOBAh
 
 __all__ = [
     "Perceptron",
@@ -32,4 +36,8 @@ __all__ = [
     "lemma3_constants",
     "theorem4_bound",
     "unbiased_feedback",
+    "SquareCB",
+    "oracle_noise_rates",
+    "BPAh",
+    "SOBAh",
 ]
