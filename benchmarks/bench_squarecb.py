@@ -4,7 +4,7 @@ Measured in one process so that the ratios share the machine's load (the machine
 ratios, not the absolute figures):
 
 * rounds/s of ``SquareCB(oracle="ridge")`` and ``SquareCB(oracle="ogd")`` (compiled stream loop,
-  :func:`nolo.learners.bandit.squarecb.run_stream`), Banditron (the AM compiled loop) and VW
+  :func:`nolo.learners.bandit.run_stream`, the bandit core), Banditron (the same loop) and VW
   ``--cb_explore_adf --squarecb -q sa`` driven from Python (optional; a few thousand rounds), all on the
   same stream (digits d = 64; MNIST d = 784 -- the real test set when ../shared/datasets has it, else
   random data of that shape; SynSep d = 400);
@@ -26,8 +26,7 @@ import warnings
 import numpy as np
 
 from nolo.learners.bandit import Banditron, SquareCB
-from nolo.learners.bandit import run_stream as am_run_stream
-from nolo.learners.bandit.squarecb import run_stream
+from nolo.learners.bandit import run_stream
 
 
 def copy_bandwidth(mib: int = 256, repeats: int = 5) -> float:
@@ -97,7 +96,7 @@ def main(argv=None) -> None:
         X, y, label = load(name, args.quick)
         K, d = int(y.max()) + 1, X.shape[1]
         res = {}
-        res["Banditron"] = best_rate(lambda: Banditron(n_classes=K, gamma=0.05, seed=0), X, y, T, reps, am_run_stream)
+        res["Banditron"] = best_rate(lambda: Banditron(n_classes=K, gamma=0.05, seed=0), X, y, T, reps)
         res["SquareCB ogd"] = best_rate(lambda: SquareCB(n_classes=K, oracle="ogd", seed=0), X, y, T, reps)
         Tr = T if d <= 100 else max(2_000, T // 200)  # the ridge oracle is O(d^2) per round
         res["SquareCB ridge"] = best_rate(lambda: SquareCB(n_classes=K, oracle="ridge", seed=0), X, y, Tr, reps)

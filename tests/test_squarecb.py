@@ -10,9 +10,9 @@ import scipy.sparse as sp
 from sklearn.datasets import load_digits
 
 from nolo.exceptions import ParameterError
-from nolo.learners.bandit import ClassificationBandit, SquareCB
+from nolo.learners.bandit import ClassificationBandit, SquareCB, run_stream
 from nolo.learners.bandit import squarecb as S
-from nolo.learners.bandit.squarecb import igw_probabilities, run_stream
+from nolo.learners.bandit.squarecb import igw_probabilities
 from nolo.learners.base import Learner
 
 
@@ -40,28 +40,28 @@ def test_igw_probabilities_hand_worked():
 def test_igw_draw_intervals_and_frequencies():
     r = np.array([0.9, 0.5, 0.1])
     # non-greedy labels own [0, 1/7) and [1/7, 1/7 + 1/11) in index order; the rest plays the greedy label
-    assert S.igw_draw(0.0, r, 0, 10.0) == 1
-    assert S.igw_draw(1 / 7 - 1e-12, r, 0, 10.0) == 1
-    assert S.igw_draw(1 / 7 + 1e-12, r, 0, 10.0) == 2
-    assert S.igw_draw(1 / 7 + 1 / 11 + 1e-12, r, 0, 10.0) == 0
+    assert S.igw_draw(0.0, r, 3, 0, 10.0) == 1
+    assert S.igw_draw(1 / 7 - 1e-12, r, 3, 0, 10.0) == 1
+    assert S.igw_draw(1 / 7 + 1e-12, r, 3, 0, 10.0) == 2
+    assert S.igw_draw(1 / 7 + 1 / 11 + 1e-12, r, 3, 0, 10.0) == 0
     u = np.random.default_rng(0).random(200_000)
-    draws = np.array([S.igw_draw(v, r, 0, 10.0) for v in u])
+    draws = np.array([S.igw_draw(v, r, 3, 0, 10.0) for v in u])
     freq = np.bincount(draws, minlength=3) / u.size
     p = igw_probabilities(r, 10.0)
     assert np.all(np.abs(freq - p) < 4 * np.sqrt(p * (1 - p) / u.size))
     for a in range(3):
-        assert S.igw_prob(r, 0, 10.0, a) == pytest.approx(p[a], abs=1e-15)
+        assert S.igw_prob(r, 3, 0, 10.0, a) == pytest.approx(p[a], abs=1e-15)
 
 
 def test_gap_weight_schedule_and_corrections():
     m = SquareCB(n_classes=3, gamma_scale=10.0, gamma_exponent=0.5, rho0=0.2, rho1=0.2, correction="gap")
     m.initialize(2)
-    assert S.gap_weight(m._cfg(), m.est_, 4.0) == pytest.approx(20.0 / 0.6)
+    assert S.gap_weight(m._state_record(), 4.0) == pytest.approx(20.0 / 0.6)
     m.set_params(correction="target")
-    assert S.gap_weight(m._cfg(), m.est_, 4.0) == pytest.approx(20.0 * 0.6)
-    assert S._correction(m._cfg(), m.est_) == pytest.approx((0.6, 0.2, 0.6))
+    assert S.gap_weight(m._state_record(), 4.0) == pytest.approx(20.0 * 0.6)
+    assert S.correction(m._state_record()) == pytest.approx((0.6, 0.2, 0.6))
     m.set_params(correction="none")
-    assert S._correction(m._cfg(), m.est_) == pytest.approx((1.0, 0.0, 1.0))
+    assert S.correction(m._state_record()) == pytest.approx((1.0, 0.0, 1.0))
 
 
 # -- the corrections: Lemma 1 through the learner, and the affine-flip identity -----------------------
@@ -165,7 +165,7 @@ def test_stream_takes_sparse_input_and_same_seed_same_result(digits):
     _assert_same(m1, m2)
     assert np.array_equal(r1.played_mistakes, r2.played_mistakes)
     r3 = run_stream(m3 := SquareCB(n_classes=10, oracle="ogd", seed=9), X, y, 5_000, 0.1, 0.1, seed=2)
-    assert not np.array_equal(m3.wT_, m2.wT_)
+    assert not np.array_equal(m3.W_, m2.W_)
     assert r3.n_rounds == 5_000
 
 
@@ -175,29 +175,32 @@ def test_save_load_resume_is_uninterrupted(tmp_path, digits, oracle):
     kw = dict(n_classes=10, oracle=oracle, correction="gap", estimate_rates=True, rate_every=300, seed=7)
     straight = SquareCB(**kw)
     env1 = ClassificationBandit(X, y, 0.2, 0.3, seed=8)
-    S.run_env(env1, straight, 2_000)
-    S.run_env(env1, straight, 1_000)
+    env1.run(straight, 2_000)
+    env1.run(straight, 1_000)
     part = SquareCB(**kw)
     env2 = ClassificationBandit(X, y, 0.2, 0.3, seed=8)
-    S.run_env(env2, part, 2_000)
+    env2.run(part, 2_000)
     part.save(tmp_path / "m.npz")
     resumed = Learner.load(tmp_path / "m.npz")
     assert isinstance(resumed, SquareCB)
-    S.run_env(env2, resumed, 1_000)
+    env2.run(resumed, 1_000)
     _assert_same(straight, resumed)
     # and per round after loading, too
     x = X[5]
     assert straight.act(x) == resumed.act(x)
 
 
-def test_run_stream_passes_other_learners_on(digits):
-    from nolo.learners.bandit import Banditron
-    from nolo.learners.bandit import run_stream as am_run_stream
-
+def test_bias_is_the_last_column_and_predictions_match_the_stream(digits):
+    """decision_function = W [x, 1] with the stream's arithmetic: the greedy labels the stream plays are predict's."""
     X, y = digits
-    a = run_stream(m1 := Banditron(n_classes=10, seed=1), X, y, 2_000, seed=2)
-    b = am_run_stream(m2 := Banditron(n_classes=10, seed=1), X, y, 2_000, seed=2)
-    assert np.array_equal(m1.W_, m2.W_) and np.array_equal(a.played_mistakes, b.played_mistakes)
+    m = SquareCB(n_classes=10, seed=1)
+    res = run_stream(m, X, y, 3_000, seed=2, log=True)
+    assert m.W_.shape == (10, 65) and np.shares_memory(m.bias_, m.W_)
+    R = m.decision_function(X[:50])
+    assert np.allclose(R, X[:50] @ m.W_[:, :64].T + m.bias_, atol=1e-12)
+    assert np.array_equal(m.predict(X), np.argmax(m.decision_function(X), axis=1))
+    assert np.array_equal(m.predict(sp.csr_matrix(X)), m.predict(X))
+    assert res.extra["log"]["index"].shape == (3_000,)
 
 
 # -- validation -------------------------------------------------------------------------------------

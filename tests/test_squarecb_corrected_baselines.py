@@ -8,8 +8,8 @@ from sklearn.datasets import load_digits
 
 from nolo.exceptions import ParameterError
 from nolo.learners.bandit import BPA, SOBA, BPAh, ClassificationBandit, SOBAh
+from nolo.learners.bandit import run_stream
 from nolo.learners.bandit import run_stream as am_run_stream
-from nolo.learners.bandit.squarecb import run_stream
 from nolo.learners.base import Learner
 
 
@@ -46,12 +46,10 @@ def test_per_round_equals_stream_and_resume(tmp_path, digits, cls):
         m1.learn(x, p, env.feedback(p))
     m2 = cls(n_classes=10, gamma=0.05, rho0=0.2, rho1=0.1, seed=4)
     env2 = ClassificationBandit(X, y, 0.2, 0.1, seed=5)
-    from nolo.learners.bandit.squarecb import run_env
-
-    run_env(env2, m2, 600)
+    env2.run(m2, 600)
     m2.save(tmp_path / "m.npz")
     m3 = Learner.load(tmp_path / "m.npz")
-    run_env(env2, m3, 400)
+    env2.run(m3, 400)
     for k in ("W_", "budget_", "a_"):
         if hasattr(m1, k):
             assert np.array_equal(getattr(m1, k), getattr(m3, k)), k
@@ -59,14 +57,15 @@ def test_per_round_equals_stream_and_resume(tmp_path, digits, cls):
 
 
 @pytest.mark.parametrize("cls", [BPAh, SOBAh])
-def test_validation_and_the_am_runner_is_refused(digits, cls):
+def test_validation_and_float32(digits, cls):
     X, y = digits
     with pytest.raises(ParameterError, match="rho"):
         cls(n_classes=10, rho0=0.5, rho1=0.5).initialize(64)
     with pytest.raises(ParameterError, match="dtype"):
-        cls(n_classes=10, dtype="float32").initialize(64)
-    with pytest.raises(ParameterError, match="squarecb.run_stream"):
-        am_run_stream(cls(n_classes=10, seed=0), X, y, 100)
+        cls(n_classes=10, dtype="float16").initialize(64)
+    m32 = cls(n_classes=10, dtype="float32", rho0=0.1, rho1=0.1, seed=0)
+    run_stream(m32, X, y, 2_000, 0.1, 0.1, seed=1)
+    assert m32.W_.dtype == np.float32 and np.all(np.isfinite(m32.W_)) and m32.t_ == 2_000
     m = cls(n_classes=10, seed=0)
     m.learn(X[0], 1, 1)
     W = m.W_.copy()

@@ -73,8 +73,7 @@ def make_squarecb(name: str, K: int, d: int, rho0: float, rho1: float, seed: int
 
 def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, rounds: int) -> dict:
     """Every nolo learner on the stream of (dataset, rho0, rho1, seed); cumulative error at log-spaced checkpoints."""
-    from nolo.learners.bandit import log_checkpoints
-    from nolo.learners.bandit.squarecb import run_stream
+    from nolo.learners.bandit import log_checkpoints, run_stream
 
     X, y = C.load_stream(dataset, quick)
     K, d = int(y.max()) + 1, X.shape[1]

@@ -29,6 +29,19 @@ from nolo.learners.base import BanditLearner
 
 DTYPES = ("float64", "float32")
 _NO_LOG = np.zeros(0, dtype=np.int64)
+
+
+def _record_arrays(state: tuple) -> list:
+    """Every array of a state record, those of nested records (e.g. SquareCB's oracle) included."""
+    out = []
+    for a in state:
+        if isinstance(a, np.ndarray):
+            out.append(a)
+        elif isinstance(a, tuple):
+            out.extend(_record_arrays(a))
+    return out
+
+
 class LinearMulticlassMixin:
     """W_ (K x d, Fortran order), predict, the compiled-stream driver and its hooks (defaults for all)."""
 
@@ -121,13 +134,13 @@ class LinearMulticlassMixin:
     def _state_finite(self, state: tuple) -> bool:
         """True when W_ and every array of the record hold only finite values (inf/NaN are sticky in every
         rule's arithmetic, so one check per call catches a non-finite value written at any round)."""
-        return all(bool(np.isfinite(a).all()) for a in (self.W_, *state) if isinstance(a, np.ndarray))
+        return all(bool(np.isfinite(a).all()) for a in (self.W_, *_record_arrays(state)))
 
     def _learn_round(self, x: np.ndarray, y: int, played: int, feedback: int) -> None:
         """One round's compiled update; all-or-nothing (a non-finite write is undone and raises)."""
         idx, val, nnz = self._round_rows(x)
         state = self._state_record()
-        arrays = [self.W_] + [a for a in state if isinstance(a, np.ndarray)]
+        arrays = [self.W_] + _record_arrays(state)
         saved = [a.copy(order="K") for a in arrays]
         ok, _ = _stream.learn_round(state, self.W_.T, idx, val, nnz, y, played, feedback)
         if not (ok and self._state_finite(state)):
@@ -209,7 +222,44 @@ class LinearMulticlassMixin:
         return out
 
 
-class ExploringBanditLearner(LinearMulticlassMixin, BanditLearner):
+class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
+    """The per-round protocol of the linear learners that play from their record's ``act`` and learn from one bit
+    (the AM learners below, SquareCB): ``act``/``learn`` through :func:`._stream.act_round`/``learn_round``."""
+
+    # -- the protocol ------------------------------------------------------------------------
+    def act(self, x) -> int:
+        """Draw the label to play for ``x`` from the record's ``act`` (AM eq. (3) for the AM learners: one uniform from
+        the learner's generator)."""
+        x = self._check_x(x)
+        self._ensure_initialized(x.shape[0])
+        idx, val, nnz = self._round_rows(x)
+        _, played = _stream.act_round(self._state_record(), self.W_.T, idx, val, nnz, self.rng_)
+        return int(played)
+
+    def _check_round(self, x, played, feedback) -> np.ndarray:
+        x = self._check_x(x)
+        if not self.is_initialized:
+            self._validate_params()  # before n_classes is used below
+        K = int(self.n_classes)
+        if isinstance(played, bool) or not isinstance(played, (numbers.Integral, np.integer)) or not 0 <= played < K:
+            raise ParameterError(f"played must be an integer label in [0, {K - 1}], got {played!r}")
+        if isinstance(feedback, (bool, np.bool_)):
+            feedback = int(feedback)
+        if not isinstance(feedback, (numbers.Integral, np.integer)) or feedback not in (0, 1):
+            raise ParameterError(f"feedback must be 0 or 1, got {feedback!r}")
+        return x
+
+    def learn(self, x, played, feedback) -> "OneBitBanditLearner":
+        """Update on the (possibly flipped) bit ``feedback`` = 1[played == y] after ``act(x)`` played ``played``."""
+        x = self._check_round(x, played, feedback)
+        self._ensure_initialized(x.shape[0])
+        self._learn_round(x, -1, int(played), int(feedback))
+        self.t_ += 1
+        self._after_round(x, int(played), int(feedback))
+        return self
+
+
+class ExploringBanditLearner(OneBitBanditLearner):
     """Base of Banditron, RCNBF, RCINE, BPA and SOBA: play from AM eq. (3), then update on one bit.
 
     Subclasses define ``__init__`` (storing their parameters) and :meth:`_state_record`, plus
@@ -247,34 +297,3 @@ class ExploringBanditLearner(LinearMulticlassMixin, BanditLearner):
     def _init_state(self, n_features: int) -> None:
         self._init_weights(n_features)
         self.gamma_ = self._resolve_gamma()
-
-    # -- the protocol ------------------------------------------------------------------------
-    def act(self, x) -> int:
-        """Draw the label to play for ``x`` (AM eq. (3) for these learners; one uniform from the learner's generator)."""
-        x = self._check_x(x)
-        self._ensure_initialized(x.shape[0])
-        idx, val, nnz = self._round_rows(x)
-        _, played = _stream.act_round(self._state_record(), self.W_.T, idx, val, nnz, self.rng_)
-        return int(played)
-
-    def _check_round(self, x, played, feedback) -> np.ndarray:
-        x = self._check_x(x)
-        if not self.is_initialized:
-            self._validate_params()  # before n_classes is used below
-        K = int(self.n_classes)
-        if isinstance(played, bool) or not isinstance(played, (numbers.Integral, np.integer)) or not 0 <= played < K:
-            raise ParameterError(f"played must be an integer label in [0, {K - 1}], got {played!r}")
-        if isinstance(feedback, (bool, np.bool_)):
-            feedback = int(feedback)
-        if not isinstance(feedback, (numbers.Integral, np.integer)) or feedback not in (0, 1):
-            raise ParameterError(f"feedback must be 0 or 1, got {feedback!r}")
-        return x
-
-    def learn(self, x, played, feedback) -> "ExploringBanditLearner":
-        """Update on the (possibly flipped) bit ``feedback`` = 1[played == y] after ``act(x)`` played ``played``."""
-        x = self._check_round(x, played, feedback)
-        self._ensure_initialized(x.shape[0])
-        self._learn_round(x, -1, int(played), int(feedback))
-        self.t_ += 1
-        self._after_round(x, int(played), int(feedback))
-        return self

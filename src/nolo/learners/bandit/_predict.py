@@ -6,8 +6,9 @@ import numpy as np
 from numba import njit
 
 from nolo.learners.bandit._simd import argmax_padded, gather_dense, padded, scores_padded
+from nolo.learners.bandit._stream import row_of
 
-__all__ = ["predict_dense", "predict_csr"]
+__all__ = ["predict_dense", "predict_csr", "decision_rows"]
 
 
 @njit(cache=True, nogil=True)
@@ -29,3 +30,18 @@ def predict_csr(Wt, indptr, indices, data, out):
     for i in range(indptr.shape[0] - 1):
         scores_padded(Wp, indices, data, indptr[i], indptr[i + 1], sp)
         out[i] = argmax_padded(sp, Wt.shape[1])
+
+
+@njit(cache=True, nogil=True)
+def decision_rows(Wt, rows, R):
+    """R[i, k] = (W x_i)_k + Wt[d, k] for weights ``Wt`` (d + 1, K) on [x, 1] and the rows (d coordinates) of a
+    :class:`._stream.DenseRows`/``CsrRows``: the stream loop's scores plus the bias row, added as SquareCB's
+    ``adjust`` adds it (its predictions, the same bits)."""
+    Wp, sp = padded(Wt)
+    K = Wt.shape[1]
+    d = Wt.shape[0] - 1
+    for i in range(R.shape[0]):
+        idx, val, lo, hi = row_of(rows, i)
+        scores_padded(Wp, idx, val, lo, hi, sp)
+        for k in range(K):
+            R[i, k] = sp[k] + Wp[d, k]

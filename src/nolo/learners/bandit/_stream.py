@@ -8,10 +8,14 @@ Plug-in contract (see the package docstring and docs/bandit-core.md): an algorit
         gamma: float                      # fields: whatever the rule reads (scalars, arrays)
         act = my_act                      # (state, sp, K, rng) -> (greedy label, played label)
         update = my_update                # (state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback) -> ok
+        adjust = my_adjust                # optional: (state, Wt, s, K) -> None, e.g. s[:K] += bias
 
 :func:`act` and :func:`update` dispatch on the record's class at compile time, so :func:`run_rounds`
 is ONE loop compiled (and cached, ``cache=True``) once per record type, with the algorithm's rule
 inlined; a record without ``act``/``update`` does not compile -- there are no algorithm codes.
+The optional ``adjust`` finishes the K linear scores ``W x`` in place before ``act`` and ``update`` see
+them, on every path (stream, per-round act and learn): a learner with a per-class bias (SquareCB's
+regression oracles on [x, 1], whose ``Wt`` has a row d beyond x's d coordinates) adds it there.  Without it the scores are W x (nothing is compiled in).
 
 Everything random is one uniform ``Generator.random()`` per decision, drawn from the *same*
 generator objects the Python API uses (numba shares the bit generator's state; numpy's PCG64 is
@@ -96,6 +100,20 @@ def _update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     fn = _rule(state, "update")
     return lambda state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback: fn(
         state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback)
+
+
+def adjust(state, Wt, s, K):
+    """The record's optional in-place change of the K scores ``s[:K]`` of the weights ``Wt`` (a bias term); none by
+    default (compiled code only)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(adjust, inline="always")
+def _adjust(state, Wt, s, K):
+    fn = getattr(getattr(state, "instance_class", None), "adjust", None)
+    if fn is None:
+        return lambda state, Wt, s, K: None
+    return lambda state, Wt, s, K: fn(state, Wt, s, K)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,6 +386,7 @@ def _loop(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
         idx, val, lo, hi = row_of(rows, i)
         yi = y[i]
         scores_padded(Wp, idx, val, lo, hi, sp)
+        adjust(state, Wt, sp, K)
         yhat, played = act(state, sp, K, lrn_rng)
         fb = flip(1 if played == yi else 0, uniform(env_rng), env.rho0, env.rho1)
         i_next = i
@@ -413,7 +432,9 @@ def _round_scores(Wt, idx, val, nnz):
 @njit(cache=True, nogil=True)
 def act_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
-    return act(state, _round_scores(Wt, idx, val, nnz), Wt.shape[1], rng)
+    sp = _round_scores(Wt, idx, val, nnz)
+    adjust(state, Wt, sp, Wt.shape[1])
+    return act(state, sp, Wt.shape[1], rng)
 
 
 @njit(cache=True, nogil=True)
@@ -421,9 +442,10 @@ def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
     K = Wt.shape[1]
     sp = _round_scores(Wt, idx, val, nnz)
+    adjust(state, Wt, sp, K)
     yhat = argmax_first(sp[:K])
     return update(state, Wt, idx, val, 0, nnz, sp[:K], y, yhat, played, feedback), yhat
 
 
-__all__ = ["act", "update", "run_rounds", "act_round", "learn_round", "EnvState", "Recorder", "StreamInput", "DenseRows",
+__all__ = ["act", "update", "adjust", "run_rounds", "act_round", "learn_round", "EnvState", "Recorder", "StreamInput", "DenseRows",
            "CsrRows", "dense_rows", "csr_rows", "flip", "next_index", "shuffle"]

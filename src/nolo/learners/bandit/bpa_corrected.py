@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from nolo._validation import check_scalar
-from nolo.learners.bandit import _corrected as CK
+from nolo.learners.bandit._corrected import BPAhState
 from nolo.learners.bandit._corrected_base import FlipCorrectedMixin
 from nolo.learners.bandit.bpa import BPA
 
@@ -19,8 +19,8 @@ class BPAh(FlipCorrectedMixin, BPA):
     Plays AM eq. (3) like BPA.  With sigma_h = 2 h - 1 (E[sigma_h] = 2 f - 1), l = [1 - sigma_h w_played . x]_+
     and w = 1 / (K P(played)) (1 under uniform play), the step is tau = min(C w, l / ||x||^2) -- the PA-I
     solution for the loss weighted by w -- and W_played += tau sigma_h x.  With rho0 = rho1 = 0 and
-    C = inf it is BPA exactly (tested bit for bit on a stream).  Whole streams run compiled in
-    :func:`nolo.learners.bandit.squarecb.run_stream` (the AM runner refuses it).
+    C = inf it is BPA exactly (tested bit for bit on a stream).  Its record :class:`._corrected.BPAhState`
+    runs in the bandit core like BPA's (:func:`nolo.learners.bandit.run_stream`, ``act``/``learn``).
 
     Parameters
     ----------
@@ -28,15 +28,14 @@ class BPAh(FlipCorrectedMixin, BPA):
     gamma : exploration rate of AM eq. (3), in [0, 1)
     rho0, rho1 : known flip rates, rho0 + rho1 < 1
     C : PA-I aggressiveness (> 0; ``np.inf`` = the plain PA step), default 1
-    dtype : "float64"
+    dtype : {"float64", "float32"}
     seed : the learner's generator
 
     Examples
     --------
     >>> import numpy as np
     >>> from sklearn.datasets import load_digits
-    >>> from nolo.learners.bandit.bpa_corrected import BPAh
-    >>> from nolo.learners.bandit.squarecb import run_stream
+    >>> from nolo.learners.bandit import BPAh, run_stream
     >>> X, y = load_digits(return_X_y=True); X = X / np.linalg.norm(X, axis=1, keepdims=True)
     >>> r = run_stream(BPAh(n_classes=10, gamma=0.05, rho0=0.2, rho1=0.2, seed=0), X, y, 20_000, 0.2, 0.2, seed=1)
     >>> bool(r.error_rate[-1] < 0.9)
@@ -57,8 +56,5 @@ class BPAh(FlipCorrectedMixin, BPA):
         if self.C != np.inf:
             check_scalar(self.C, "C", low=0.0, low_inclusive=False)
 
-    def _state(self):
-        return CK.BPAhState(self.W_.T)
-
-    def _learn_compiled(self, idx, val, nnz, played, feedback) -> bool:
-        return bool(CK.learn_bpa_h(self.W_.T, idx, val, nnz, played, feedback, self._cfg()))
+    def _state_record(self) -> BPAhState:
+        return BPAhState(float(self.gamma_), *self._target(), float(self.C))

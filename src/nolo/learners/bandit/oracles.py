@@ -1,23 +1,27 @@
 """Online regression oracles for :class:`nolo.learners.bandit.SquareCB`: one model of E[target | x, a] per class.
 
-Each oracle is a *state record* (a namedtuple of arrays, so numba passes it by reference and the
-compiled code updates it in place) and two compiled functions on rows given as ``(idx, val, lo, hi)``
--- the non-zeros ``idx[lo:hi]`` / ``val[lo:hi]`` of x, the convention of
-:mod:`nolo.learners.bandit._kernels` -- with an implicit bias feature 1 at index d:
+Every oracle is linear in z = [x, 1] per class: its coefficients are the learner's weights ``Wt``
+(D, K), D = d + 1, row d the bias -- the array the bandit core's stream loop scores (:mod:`._stream`;
+x has d coordinates, so the scores are W x over rows 0..d-1: the core's fused multiply-adds, the same
+bits on every path) to which SquareCB's ``adjust`` hook adds row d.  An oracle is a *state record*
+(a ``NamedTuple`` holding whatever its step needs beyond Wt; numba passes its arrays by reference) and one
+compiled step on rows given as ``(idx, val, lo, hi)`` -- the non-zeros ``idx[lo:hi]`` / ``val[lo:hi]``
+of x, the core's row convention:
 
-* ``predict(state, idx, val, lo, hi, r)``: r[a] = the oracle's prediction for class a, every a;
-* ``update(state, idx, val, lo, hi, a, pred, target)``: one square-loss step on class ``a`` only
-  (``pred`` = r[a] from the same state); returns False, and writes nothing, when a coefficient
-  would not be finite.
+* ``update(oracle, Wt, idx, val, lo, hi, a, pred, target)``: one square-loss step on class ``a`` only
+  (``pred`` = the current prediction for class a); returns False, and writes nothing, when a
+  coefficient would not be finite.
 
-:func:`oracle_predict` / :func:`oracle_update` dispatch on the record's type at compile time
-(``numba.extending.overload``), so one stream loop serves every oracle.
+:func:`oracle_update` dispatches on the record's type at compile time (``numba.extending.overload``);
+a new oracle is a record and an ``@overload`` branch.  :func:`linear_predict` gives the predictions of
+one row (the per-round arithmetic), :func:`fit_rows` runs updates over logged rows.
 
 Oracles
 -------
 ``"ridge"`` -- :class:`RidgeState`: per-class ridge regression (recursive least squares) on z = [x, 1]:
     theta_a = (lam I + sum_s z_s z_s^T)^{-1} sum_s z_s r_s over the rounds s where a was played.
-    Kept as P_a = (lam I + Z_a^T Z_a)^{-1} (K x D x D, D = d + 1) and theta (D x K); an update is
+    Kept as P_a = (lam I + Z_a^T Z_a)^{-1} (K x D x D, D = d + 1; index d is the bias) and theta = (W, bias); an
+    update is
     the Sherman-Morrison rank-one step u = P_a z / sqrt(1 + z^T P_a z), theta_a += u (r - theta_a z)
     / sqrt(1 + z^T P_a z), P_a -= u u^T (exactly symmetric): O(D nnz + D^2) time on the played class,
     memory O(K D^2).
@@ -33,26 +37,41 @@ Oracles
 from __future__ import annotations
 
 import math
-from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 from numba.extending import overload
 
 from nolo.exceptions import ParameterError
+from nolo.learners.bandit._simd import scores
+from nolo.learners.bandit._stream import row_of
 
-__all__ = ["RidgeState", "OGDState", "ORACLES", "ridge_state", "ogd_state", "ridge_predict", "ridge_update",
-           "ogd_predict", "ogd_update", "oracle_predict", "oracle_update", "ridge_bytes", "RIDGE_MAX_BYTES"]
+__all__ = ["RidgeOracle", "OGDOracle", "ORACLES", "ridge_oracle", "ogd_oracle", "ridge_update", "ogd_update",
+           "oracle_update", "linear_predict", "fit_rows", "ridge_bytes", "RIDGE_MAX_BYTES"]
 
 ORACLES = ("ridge", "ogd")
 #: the ridge oracle refuses a (K, d) whose K (d + 1)^2 float64 inverses would exceed this many bytes by default
 RIDGE_MAX_BYTES = 2 * 1024 ** 3
 
-#: P (K, D, D): the inverses (lam I + Z_a^T Z_a)^{-1}; thetaT (D, K): coefficients (row d = bias)
-RidgeState = namedtuple("RidgeState", ["P", "thetaT"])
-#: wT, G, S (D, K): weights, sums of squared gradients, largest |x_j| seen; N, n (K,): normaliser sums and
-#: update counts; hp (1,): [eta]; buf (D,): scratch (the per-coordinate rates of the current update)
-OGDState = namedtuple("OGDState", ["wT", "G", "S", "N", "n", "hp", "buf"])
+
+class RidgeOracle(NamedTuple):
+    """P (K, D, D): the inverses (lam I + Z_a^T Z_a)^{-1} (index d = the bias); buf (D,): scratch."""
+
+    P: np.ndarray
+    buf: np.ndarray
+
+
+class OGDOracle(NamedTuple):
+    """G, S (D, K): sums of squared gradients and largest |x_j| seen (row d = the bias); N, n (K,):
+    normaliser sums and update counts; buf (D,): scratch (the rates of the current step); eta: learning rate."""
+
+    G: np.ndarray
+    S: np.ndarray
+    N: np.ndarray
+    n: np.ndarray
+    buf: np.ndarray
+    eta: float
 
 
 def ridge_bytes(n_classes: int, n_features: int) -> int:
@@ -60,25 +79,44 @@ def ridge_bytes(n_classes: int, n_features: int) -> int:
     return int(n_classes) * (int(n_features) + 1) ** 2 * 8
 
 
-def ridge_state(n_classes: int, n_features: int, lam: float, max_bytes: int = RIDGE_MAX_BYTES) -> RidgeState:
-    """Fresh ridge state: P_a = I / lam, theta = 0; refuses (ParameterError) more than ``max_bytes`` of inverses."""
+def check_ridge_bytes(n_classes: int, n_features: int, max_bytes: int = RIDGE_MAX_BYTES) -> None:
+    """ParameterError when the ridge oracle's inverses would exceed ``max_bytes``."""
     need = ridge_bytes(n_classes, n_features)
     if need > max_bytes:
         raise ParameterError(
             f"oracle='ridge' keeps one (d+1) x (d+1) float64 inverse per class: K={n_classes}, d={n_features} needs "
             f"{need / 2**30:.2f} GiB, more than max_bytes={max_bytes / 2**30:.2f} GiB; use oracle='ogd' (O(K d) memory) "
             "or raise max_bytes")
+
+
+def ridge_inverses(n_classes: int, n_features: int, lam: float, max_bytes: int = RIDGE_MAX_BYTES) -> np.ndarray:
+    """Fresh P: K copies of I / lam; refuses (ParameterError) more than ``max_bytes``."""
+    check_ridge_bytes(n_classes, n_features, max_bytes)
     D = int(n_features) + 1
     P = np.zeros((int(n_classes), D, D))
     for a in range(int(n_classes)):
         np.fill_diagonal(P[a], 1.0 / float(lam))
-    return RidgeState(P, np.zeros((D, int(n_classes))))
+    return P
 
 
-def ogd_state(n_classes: int, n_features: int, eta: float) -> OGDState:
+def ridge_oracle(n_classes: int, n_features: int, lam: float, max_bytes: int = RIDGE_MAX_BYTES) -> RidgeOracle:
+    """A fresh ridge oracle (P_a = I / lam); its weights (the caller's (d + 1, K) array) start at 0."""
+    return RidgeOracle(ridge_inverses(n_classes, n_features, lam, max_bytes), np.zeros(int(n_features) + 1))
+
+
+def ogd_oracle(n_classes: int, n_features: int, eta: float) -> OGDOracle:
     D, K = int(n_features) + 1, int(n_classes)
-    return OGDState(np.zeros((D, K)), np.zeros((D, K)), np.zeros((D, K)), np.zeros(K), np.zeros(K),
-                    np.array([float(eta)]), np.zeros(D))
+    return OGDOracle(np.zeros((D, K)), np.zeros((D, K)), np.zeros(K), np.zeros(K), np.zeros(D),
+                     float(eta))
+
+
+@njit(cache=True, nogil=True)
+def linear_predict(Wt, idx, val, lo, hi, r):
+    """r[k] = (W x)_k + Wt[d, k] (the bias), every class k, with the core's score arithmetic (:func:`._simd.scores`)."""
+    scores(Wt, idx, val, lo, hi, r)
+    d = Wt.shape[0] - 1
+    for k in range(r.shape[0]):
+        r[k] += Wt[d, k]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -87,30 +125,13 @@ def ogd_state(n_classes: int, n_features: int, eta: float) -> OGDState:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _linear_predict(thetaT, idx, val, lo, hi, r):
-    """r[k] = thetaT[d, k] + sum_t thetaT[idx[t], k] val[t] (t increasing), every class k."""
-    D, K = thetaT.shape
-    for k in range(K):
-        r[k] = thetaT[D - 1, k]
-    for t in range(lo, hi):
-        j = idx[t]
-        v = val[t]
-        for k in range(K):
-            r[k] += thetaT[j, k] * v
-
-
-@njit(cache=True, nogil=True, inline="always")
-def ridge_predict(st, idx, val, lo, hi, r):
-    _linear_predict(st.thetaT, idx, val, lo, hi, r)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def ridge_update(st, idx, val, lo, hi, a, pred, target):
+def ridge_update(o, Wt, idx, val, lo, hi, a, pred, target):
     """Sherman-Morrison step of class ``a`` on (z = [x, 1], target); False (nothing written) if not finite."""
-    P = st.P[a]
-    thetaT = st.thetaT
+    P = o.P[a]
     D = P.shape[0]
-    Pz = P[D - 1].copy()  # P symmetric: P z = sum_j P[j, :] z_j, the bias row first
+    Pz = o.buf
+    for i in range(D):  # P symmetric: P z = sum_j P[j, :] z_j, the bias row first
+        Pz[i] = P[D - 1, i]
     for t in range(lo, hi):
         j = idx[t]
         v = val[t]
@@ -129,7 +150,7 @@ def ridge_update(st, idx, val, lo, hi, a, pred, target):
         Pz[i] *= c  # u = P z / sqrt(1 + z'Pz)
     ce = err * c
     for i in range(D):
-        thetaT[i, a] += Pz[i] * ce
+        Wt[i, a] += Pz[i] * ce
     for i in range(D):
         ui = Pz[i]
         Pi = P[i]
@@ -144,21 +165,15 @@ def ridge_update(st, idx, val, lo, hi, a, pred, target):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def ogd_predict(st, idx, val, lo, hi, r):
-    _linear_predict(st.wT, idx, val, lo, hi, r)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def ogd_update(st, idx, val, lo, hi, a, pred, target):
+def ogd_update(o, Wt, idx, val, lo, hi, a, pred, target):
     """One VW-style normalised adaptive invariant square-loss step on class ``a``.
 
     First the scales: s_j grows to |x_j| and w_j shrinks by s_old / s_new (VW's adaptive normalised
     rescaling), which moves the prediction; the step is then taken from that moved prediction, so the
     invariant step lands between it and the target.
     """
-    wT, G, S, N, n = st.wT, st.G, st.S, st.N, st.n
-    eta = st.hp[0]
-    D = wT.shape[0]
+    G, S, N, n = o.G, o.S, o.N, o.n
+    D = G.shape[0]
     if not (np.isfinite(target) and np.isfinite(pred)):
         return False
     p = pred
@@ -172,9 +187,9 @@ def ogd_update(st, idx, val, lo, hi, a, pred, target):
         s = S[j, a]
         if ax > s:
             if s > 0.0:
-                w_old = wT[j, a]
+                w_old = Wt[j, a]
                 w_new = w_old * (s / ax)
-                wT[j, a] = w_new
+                Wt[j, a] = w_new
                 p += (w_new - w_old) * v
             S[j, a] = ax
             s = ax
@@ -184,11 +199,11 @@ def ogd_update(st, idx, val, lo, hi, a, pred, target):
     if err == 0.0:
         return True
     g2 = err * err
-    buf = st.buf
+    buf = o.buf
     G[D - 1, a] += g2
     N[a] += nrm
     n[a] += 1.0
-    eta_t = eta * math.sqrt(n[a] / N[a])
+    eta_t = o.eta * math.sqrt(n[a] / N[a])
     # pred_per_update = sum_j x_j^2 rate_j, rate_j = 1 / (s_j sqrt(G_j)) (kept in buf for the step)
     rb = 1.0 / math.sqrt(G[D - 1, a])
     ppu = rb
@@ -204,43 +219,40 @@ def ogd_update(st, idx, val, lo, hi, a, pred, target):
         ppu += v * v * rate
     step = err * (1.0 - math.exp(-eta_t * ppu)) / ppu  # invariant: the prediction moves by step * ppu
     for t in range(lo, hi):
-        wT[idx[t], a] += step * val[t] * buf[t - lo]
-    wT[D - 1, a] += step * rb
+        Wt[idx[t], a] += step * val[t] * buf[t - lo]
+    Wt[D - 1, a] += step * rb
     return True
 
 
 # ---------------------------------------------------------------------------------------------
-# dispatch on the state record (compile time)
+# dispatch on the oracle record (compile time), and a pass over logged rows
 # ---------------------------------------------------------------------------------------------
 
 
-def oracle_predict(st, idx, val, lo, hi, r):
-    """r[a] = prediction of every class (compiled code only; dispatches on the record type)."""
-    raise NotImplementedError
-
-
-def oracle_update(st, idx, val, lo, hi, a, pred, target):
-    """One update of class ``a`` (compiled code only; dispatches on the record type)."""
-    raise NotImplementedError
-
-
-def _kind(st):
-    return getattr(st, "instance_class", None)
-
-
-@overload(oracle_predict, inline="always")
-def _ov_predict(st, idx, val, lo, hi, r):
-    if _kind(st) is RidgeState:
-        return lambda st, idx, val, lo, hi, r: ridge_predict(st, idx, val, lo, hi, r)
-    if _kind(st) is OGDState:
-        return lambda st, idx, val, lo, hi, r: ogd_predict(st, idx, val, lo, hi, r)
-    return None
+def oracle_update(o, Wt, idx, val, lo, hi, a, pred, target):
+    """One update of class ``a`` (compiled code only; dispatches on the oracle record's type)."""
+    raise NotImplementedError("compiled code only")
 
 
 @overload(oracle_update, inline="always")
-def _ov_update(st, idx, val, lo, hi, a, pred, target):
-    if _kind(st) is RidgeState:
-        return lambda st, idx, val, lo, hi, a, pred, target: ridge_update(st, idx, val, lo, hi, a, pred, target)
-    if _kind(st) is OGDState:
-        return lambda st, idx, val, lo, hi, a, pred, target: ogd_update(st, idx, val, lo, hi, a, pred, target)
+def _ov_update(o, Wt, idx, val, lo, hi, a, pred, target):
+    kind = getattr(o, "instance_class", None)
+    if kind is RidgeOracle:
+        return lambda o, Wt, idx, val, lo, hi, a, pred, target: ridge_update(o, Wt, idx, val, lo, hi, a, pred, target)
+    if kind is OGDOracle:
+        return lambda o, Wt, idx, val, lo, hi, a, pred, target: ogd_update(o, Wt, idx, val, lo, hi, a, pred, target)
     return None
+
+
+@njit(cache=True, nogil=True)
+def fit_rows(o, Wt, rows, played, target):
+    """One pass of oracle updates over the rows (a :class:`._stream.DenseRows`/``CsrRows``) in order: class
+    ``played[i]`` on ``target[i]``; False on a non-finite step."""
+    r = np.empty(Wt.shape[1])
+    for i in range(played.shape[0]):
+        idx, val, lo, hi = row_of(rows, i)
+        linear_predict(Wt, idx, val, lo, hi, r)
+        a = played[i]
+        if not oracle_update(o, Wt, idx, val, lo, hi, a, r[a], target[i]):
+            return False
+    return True

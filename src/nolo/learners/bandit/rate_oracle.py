@@ -130,7 +130,8 @@ def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, pro
     (0.105, 0.239)
     """
     from nolo.learners.bandit import oracles as O
-    from nolo.learners.bandit.squarecb import CsrRows, DenseRows, fit_rows, predict_rows
+    from nolo.learners.bandit._predict import decision_rows
+    from nolo.learners.bandit._stream import csr_rows, dense_rows
 
     check_choice(oracle, "oracle", O.ORACLES)
     check_int(passes, "passes", low=1)
@@ -143,10 +144,10 @@ def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, pro
         X = canonical_csr(X, np.float64)
         if not np.all(np.isfinite(X.data)):
             raise ParameterError("X must contain only finite values (no NaN or inf)")
-        src = CsrRows(X.indptr, X.indices, X.data)
+        src = csr_rows(X)
     else:
         X = np.ascontiguousarray(check_array(X, "X", ndim=2), dtype=np.float64)
-        src = DenseRows(X, np.empty(X.shape[1], dtype=np.int64), np.empty(X.shape[1]))
+        src = dense_rows(X)
     n, d = X.shape
     played = np.asarray(played)
     feedback = np.asarray(feedback)
@@ -167,17 +168,18 @@ def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, pro
             raise ParameterError(f"propensity must hold ({n},) probabilities in (0, 1]")
     if oracle == "ridge":
         check_scalar(lam, "lam", low=0.0, low_inclusive=False)
-        st = O.ridge_state(K, d, lam)
+        st = O.ridge_oracle(K, d, lam)
     else:
         check_scalar(eta, "eta", low=0.0, low_inclusive=False)
-        st = O.ogd_state(K, d, eta)
+        st = O.ogd_oracle(K, d, eta)
+    Wt = np.zeros((d + 1, K))  # weights on [x, 1]
     played = played.astype(np.int64)
     target = feedback.astype(np.float64)
     for _ in range(int(passes)):
-        if not fit_rows(st, src, played, target):
+        if not O.fit_rows(st, Wt, src, played, target):
             raise NumericalError("oracle_noise_rates: a non-finite oracle update")
     R = np.empty((n, K))
-    predict_rows(st, src, n, R)
+    decision_rows(Wt, src, R)
     top = R.max(axis=1)
     hist = np.zeros(HIST_BINS)
     for v in top:

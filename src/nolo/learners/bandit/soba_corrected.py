@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nolo.learners.bandit import _corrected as CK
+from nolo.learners.bandit._corrected import SOBAhState
 from nolo.learners.bandit._corrected_base import FlipCorrectedMixin
 from nolo.learners.bandit.soba import SOBA
 
@@ -16,8 +16,8 @@ class SOBAh(FlipCorrectedMixin, SOBA):
     round, h = (f_rho - rho0)/kappa (AM eq. 4; E[h] = f, Lemma 1): theta_played += (h/p) x,
     theta_ybar -= (h/p) x, a += (h^2/p) x^2 on both rows (the diagonal of p g g^T, g = (h/p) x), budget
     increment m = h ((Delta^2 + 2 Delta)/p) / (1 + h^2 q).  With rho0 = rho1 = 0 it is SOBA's paper rule
-    (to rounding: W is rebuilt as theta / a directly).  Whole streams run compiled in
-    :func:`nolo.learners.bandit.squarecb.run_stream` (the AM runner refuses it).
+    (to rounding: W is rebuilt as theta / a directly).  Its record :class:`._corrected.SOBAhState` runs in
+    the bandit core like SOBA's (:func:`nolo.learners.bandit.run_stream`, ``act``/``learn``).
 
     Parameters
     ----------
@@ -25,15 +25,14 @@ class SOBAh(FlipCorrectedMixin, SOBA):
     gamma : exploration rate of AM eq. (3), in [0, 1)
     rho0, rho1 : known flip rates, rho0 + rho1 < 1
     a : initial diagonal, default 1
-    dtype : "float64"
+    dtype : {"float64", "float32"}
     seed : the learner's generator
 
     Examples
     --------
     >>> import numpy as np
     >>> from sklearn.datasets import load_digits
-    >>> from nolo.learners.bandit.soba_corrected import SOBAh
-    >>> from nolo.learners.bandit.squarecb import run_stream
+    >>> from nolo.learners.bandit import SOBAh, run_stream
     >>> X, y = load_digits(return_X_y=True); X = X / np.linalg.norm(X, axis=1, keepdims=True)
     >>> r = run_stream(SOBAh(n_classes=10, gamma=0.05, rho0=0.2, rho1=0.2, seed=0), X, y, 20_000, 0.2, 0.2, seed=1)
     >>> bool(r.error_rate[-1] < 0.9)
@@ -49,8 +48,5 @@ class SOBAh(FlipCorrectedMixin, SOBA):
         self.dtype = dtype
         self.seed = seed
 
-    def _state(self):
-        return CK.SOBAhState(self.W_.T, self.a_.T, self.budget_)
-
-    def _learn_compiled(self, idx, val, nnz, played, feedback) -> bool:
-        return bool(CK.learn_soba_h(self.W_.T, self.a_.T, self.budget_, idx, val, nnz, played, feedback, self._cfg()))
+    def _state_record(self) -> SOBAhState:
+        return SOBAhState(float(self.gamma_), self.a_.T, self.budget_, *self._target())
