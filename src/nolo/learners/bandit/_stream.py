@@ -352,7 +352,7 @@ def _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy)
 
 
 @njit(cache=True, nogil=True)
-def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+def _run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
     """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` on the weights ``Wt`` (d, K).
 
     ``rows`` is a :class:`DenseRows` or :class:`CsrRows`, ``y`` the labels, ``env`` an :class:`EnvState`,
@@ -362,6 +362,15 @@ def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
     """
     Wp, sp = padded(Wt)
     status, r = _loop(state, Wp, Wt.shape[1], rows, y, n_rounds, env, lrn_rng, rec, sp)
+    Wt[:, :] = Wp[:, :Wt.shape[1]]
+    return status, r
+
+
+@njit(nogil=True)
+def _run_rounds_uncached(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+    """:func:`_run_rounds` compiled without the disk cache (records defined outside nolo, see :func:`run_rounds`)."""
+    Wp, sp = padded(Wt)
+    status, r = _loop_uncached(state, Wp, Wt.shape[1], rows, y, n_rounds, env, lrn_rng, rec, sp)
     Wt[:, :] = Wp[:, :Wt.shape[1]]
     return status, r
 
@@ -430,7 +439,7 @@ def _round_scores(Wt, idx, val, nnz):
 
 
 @njit(cache=True, nogil=True)
-def act_round(state, Wt, idx, val, nnz, rng):
+def _act_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
     sp = _round_scores(Wt, idx, val, nnz)
     adjust(state, Wt, sp, Wt.shape[1])
@@ -438,13 +447,56 @@ def act_round(state, Wt, idx, val, nnz, rng):
 
 
 @njit(cache=True, nogil=True)
-def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
+def _learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
     K = Wt.shape[1]
     sp = _round_scores(Wt, idx, val, nnz)
     adjust(state, Wt, sp, K)
     yhat = argmax_first(sp[:K])
     return update(state, Wt, idx, val, 0, nnz, sp[:K], y, yhat, played, feedback), yhat
+
+
+# ---------------------------------------------------------------------------------------------
+# the entry points called from Python: disk-cached for nolo's own records only
+# ---------------------------------------------------------------------------------------------
+# numba keeps ONE cache index per function holding every compiled signature, and unpickles all of it on load: a
+# record class defined in a script or a test module, once cached, made every later process that cannot import that
+# module fail to load ANY cached stream loop (ModuleNotFoundError: No module named 'test_bandit_core', for
+# Banditron in a fresh interpreter).  Records from elsewhere are compiled per process instead.
+
+_loop_uncached = njit(nogil=True, error_model="numpy")(_loop.py_func)
+_act_round_uncached = njit(nogil=True)(_act_round.py_func)
+_learn_round_uncached = njit(nogil=True)(_learn_round.py_func)
+
+
+def _cacheable(state) -> bool:
+    """True for a record class defined in one of nolo's modules (importable wherever nolo is)."""
+    mod = type(state).__module__
+    return mod == "nolo" or mod.startswith("nolo.")
+
+
+def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+    """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` on the weights ``Wt`` (d, K).
+
+    ``rows`` is a :class:`DenseRows` or :class:`CsrRows`, ``y`` the labels, ``env`` an :class:`EnvState`,
+    ``lrn_rng`` the learner's generator (numpy Generator or PCG64 state array; it may be ``env.rng``
+    itself), ``rec`` a :class:`Recorder`.  Returns (status, rounds done in this call); on NONFINITE the
+    weights hold the failing round's write and the caller restores its snapshot.  Compiled once per record
+    type; cached on disk when the record's class lives in nolo (see the note above).
+    """
+    fn = _run_rounds if _cacheable(state) else _run_rounds_uncached
+    return fn(state, Wt, rows, y, n_rounds, env, lrn_rng, rec)
+
+
+def act_round(state, Wt, idx, val, nnz, rng):
+    """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
+    return (_act_round if _cacheable(state) else _act_round_uncached)(state, Wt, idx, val, nnz, rng)
+
+
+def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
+    """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
+    fn = _learn_round if _cacheable(state) else _learn_round_uncached
+    return fn(state, Wt, idx, val, nnz, y, played, feedback)
 
 
 __all__ = ["act", "update", "adjust", "run_rounds", "act_round", "learn_round", "EnvState", "Recorder", "StreamInput", "DenseRows",

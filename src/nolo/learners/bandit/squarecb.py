@@ -321,10 +321,9 @@ class SquareCB(OneBitBanditLearner):
         self.rate_estimates_ = np.zeros((0, 3))
 
     def _oracle_record(self):
-        scratch = np.zeros(self.W_.shape[1])
         if self.oracle == "ridge":
-            return O.RidgeOracle(self.P_, scratch)
-        return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, scratch, float(self.eta))
+            return O.RidgeOracle(self.P_)
+        return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, np.zeros(self.W_.shape[1]), float(self.eta))
 
     def _state_record(self) -> SquareCBState:
         return SquareCBState(float(self.gamma_scale), float(self.gamma_exponent), _MODE[self.correction],
