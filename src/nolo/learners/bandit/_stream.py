@@ -333,8 +333,7 @@ def _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy)
     return slot
 
 
-@njit(cache=True, nogil=True)
-def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+def _run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
     """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` on the weights ``Wt`` (d, K).
 
     ``rows`` is a :class:`DenseRows` or :class:`CsrRows`, ``y`` the labels, ``env`` an :class:`EnvState`,
@@ -348,8 +347,14 @@ def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
     return status, r
 
 
-@njit(cache=True, nogil=True, error_model="numpy")  # no zero-divisor checks: no divisor in a rule can be 0
-def _loop(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
+def _run_rounds_uncached(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+    Wp, sp = padded(Wt)
+    status, r = _loop_uncached(state, Wp, Wt.shape[1], rows, y, n_rounds, env, lrn_rng, rec, sp)
+    Wt[:, :] = Wp[:, :Wt.shape[1]]
+    return status, r
+
+
+def _loop_impl(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
     b = borrowed  # the callers hold the owners for the whole call (see borrowed)
     state, Wp, rows, y, env, lrn_rng, rec, sp = b(state), b(Wp), b(rows), b(y), b(env), b(lrn_rng), b(rec), b(sp)
     env_rng, perm, pos, order = env.rng, env.perm, env.pos, env.order
@@ -397,6 +402,26 @@ def _loop(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
     return status, r
 
 
+# The loop is cached on disk for nolo's own records only.  numba's cache index pickles the record class of
+# every compiled signature by reference and unpickles the whole index on each load, so a record defined in a
+# user's script would make every later process that cannot import that script fail to load the loop; such
+# records get the same loop compiled in memory (the same code, compiled once per process).
+_loop = njit(cache=True, nogil=True, error_model="numpy")(_loop_impl)  # no zero-divisor checks: none can be 0
+_loop_uncached = njit(cache=False, nogil=True, error_model="numpy")(_loop_impl)
+_run_rounds_cached = njit(cache=True, nogil=True)(_run_rounds)
+_run_rounds_uncached = njit(cache=False, nogil=True)(_run_rounds_uncached)
+
+
+def _cacheable(state) -> bool:
+    return type(state).__module__.startswith("nolo.")
+
+
+def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+    """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` (see :func:`_run_rounds`)."""
+    fn = _run_rounds_cached if _cacheable(state) else _run_rounds_uncached
+    return fn(state, Wt, rows, y, n_rounds, env, lrn_rng, rec)
+
+
 # ---------------------------------------------------------------------------------------------
 # the per-round API's entry points: the same act/update, the scalar score arithmetic (same bits)
 # ---------------------------------------------------------------------------------------------
@@ -410,19 +435,33 @@ def _round_scores(Wt, idx, val, nnz):
     return sp
 
 
-@njit(cache=True, nogil=True)
-def act_round(state, Wt, idx, val, nnz, rng):
+def _act_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
     return act(state, _round_scores(Wt, idx, val, nnz), Wt.shape[1], rng)
 
 
-@njit(cache=True, nogil=True)
-def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
+def _learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
     K = Wt.shape[1]
     sp = _round_scores(Wt, idx, val, nnz)
     yhat = argmax_first(sp[:K])
     return update(state, Wt, idx, val, 0, nnz, sp[:K], y, yhat, played, feedback), yhat
+
+
+_act_round_cached, _act_round_uncached = (njit(cache=c, nogil=True)(_act_round) for c in (True, False))
+_learn_round_cached, _learn_round_uncached = (njit(cache=c, nogil=True)(_learn_round) for c in (True, False))
+
+
+def act_round(state, Wt, idx, val, nnz, rng):
+    """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
+    fn = _act_round_cached if _cacheable(state) else _act_round_uncached
+    return fn(state, Wt, idx, val, nnz, rng)
+
+
+def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
+    """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
+    fn = _learn_round_cached if _cacheable(state) else _learn_round_uncached
+    return fn(state, Wt, idx, val, nnz, y, played, feedback)
 
 
 __all__ = ["act", "update", "run_rounds", "act_round", "learn_round", "EnvState", "Recorder", "StreamInput", "DenseRows",
