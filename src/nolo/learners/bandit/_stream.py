@@ -15,7 +15,8 @@ is ONE loop compiled (and cached, ``cache=True``) once per record type, with the
 inlined; a record without ``act``/``update`` does not compile -- there are no algorithm codes.
 The optional ``adjust`` finishes the K linear scores ``W x`` in place before ``act`` and ``update`` see
 them, on every path (stream, per-round act and learn): a learner with a per-class bias (SquareCB's
-regression oracles on [x, 1], whose ``Wt`` has a row d beyond x's d coordinates) adds it there.  Without it the scores are W x (nothing is compiled in).
+regression oracles on [x, 1], whose ``Wt`` has a row d beyond x's d coordinates) adds it there.
+Without it the scores are W x (nothing is compiled in).
 
 Everything random is one uniform ``Generator.random()`` per decision, drawn from the *same*
 generator objects the Python API uses (numba shares the bit generator's state; numpy's PCG64 is
@@ -351,7 +352,6 @@ def _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy)
     return slot
 
 
-@njit(cache=True, nogil=True)
 def _run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
     """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` on the weights ``Wt`` (d, K).
 
@@ -366,17 +366,14 @@ def _run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
     return status, r
 
 
-@njit(nogil=True)
 def _run_rounds_uncached(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
-    """:func:`_run_rounds` compiled without the disk cache (records defined outside nolo, see :func:`run_rounds`)."""
     Wp, sp = padded(Wt)
     status, r = _loop_uncached(state, Wp, Wt.shape[1], rows, y, n_rounds, env, lrn_rng, rec, sp)
     Wt[:, :] = Wp[:, :Wt.shape[1]]
     return status, r
 
 
-@njit(cache=True, nogil=True, error_model="numpy")  # no zero-divisor checks: no divisor in a rule can be 0
-def _loop(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
+def _loop_impl(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
     b = borrowed  # the callers hold the owners for the whole call (see borrowed)
     state, Wp, rows, y, env, lrn_rng, rec, sp = b(state), b(Wp), b(rows), b(y), b(env), b(lrn_rng), b(rec), b(sp)
     env_rng, perm, pos, order = env.rng, env.perm, env.pos, env.order
@@ -425,6 +422,26 @@ def _loop(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
     return status, r
 
 
+# The loop is cached on disk for nolo's own records only.  numba's cache index pickles the record class of
+# every compiled signature by reference and unpickles the whole index on each load, so a record defined in a
+# user's script would make every later process that cannot import that script fail to load the loop; such
+# records get the same loop compiled in memory (the same code, compiled once per process).
+_loop = njit(cache=True, nogil=True, error_model="numpy")(_loop_impl)  # no zero-divisor checks: none can be 0
+_loop_uncached = njit(cache=False, nogil=True, error_model="numpy")(_loop_impl)
+_run_rounds_cached = njit(cache=True, nogil=True)(_run_rounds)
+_run_rounds_uncached = njit(cache=False, nogil=True)(_run_rounds_uncached)
+
+
+def _cacheable(state) -> bool:
+    return type(state).__module__.startswith("nolo.")
+
+
+def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+    """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` (see :func:`_run_rounds`)."""
+    fn = _run_rounds_cached if _cacheable(state) else _run_rounds_uncached
+    return fn(state, Wt, rows, y, n_rounds, env, lrn_rng, rec)
+
+
 # ---------------------------------------------------------------------------------------------
 # the per-round API's entry points: the same act/update, the scalar score arithmetic (same bits)
 # ---------------------------------------------------------------------------------------------
@@ -438,7 +455,6 @@ def _round_scores(Wt, idx, val, nnz):
     return sp
 
 
-@njit(cache=True, nogil=True)
 def _act_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
     sp = _round_scores(Wt, idx, val, nnz)
@@ -446,7 +462,6 @@ def _act_round(state, Wt, idx, val, nnz, rng):
     return act(state, sp, Wt.shape[1], rng)
 
 
-@njit(cache=True, nogil=True)
 def _learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
     K = Wt.shape[1]
@@ -456,46 +471,19 @@ def _learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     return update(state, Wt, idx, val, 0, nnz, sp[:K], y, yhat, played, feedback), yhat
 
 
-# ---------------------------------------------------------------------------------------------
-# the entry points called from Python: disk-cached for nolo's own records only
-# ---------------------------------------------------------------------------------------------
-# numba keeps ONE cache index per function holding every compiled signature, and unpickles all of it on load: a
-# record class defined in a script or a test module, once cached, made every later process that cannot import that
-# module fail to load ANY cached stream loop (ModuleNotFoundError: No module named 'test_bandit_core', for
-# Banditron in a fresh interpreter).  Records from elsewhere are compiled per process instead.
-
-_loop_uncached = njit(nogil=True, error_model="numpy")(_loop.py_func)
-_act_round_uncached = njit(nogil=True)(_act_round.py_func)
-_learn_round_uncached = njit(nogil=True)(_learn_round.py_func)
-
-
-def _cacheable(state) -> bool:
-    """True for a record class defined in one of nolo's modules (importable wherever nolo is)."""
-    mod = type(state).__module__
-    return mod == "nolo" or mod.startswith("nolo.")
-
-
-def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
-    """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` on the weights ``Wt`` (d, K).
-
-    ``rows`` is a :class:`DenseRows` or :class:`CsrRows`, ``y`` the labels, ``env`` an :class:`EnvState`,
-    ``lrn_rng`` the learner's generator (numpy Generator or PCG64 state array; it may be ``env.rng``
-    itself), ``rec`` a :class:`Recorder`.  Returns (status, rounds done in this call); on NONFINITE the
-    weights hold the failing round's write and the caller restores its snapshot.  Compiled once per record
-    type; cached on disk when the record's class lives in nolo (see the note above).
-    """
-    fn = _run_rounds if _cacheable(state) else _run_rounds_uncached
-    return fn(state, Wt, rows, y, n_rounds, env, lrn_rng, rec)
+_act_round_cached, _act_round_uncached = (njit(cache=c, nogil=True)(_act_round) for c in (True, False))
+_learn_round_cached, _learn_round_uncached = (njit(cache=c, nogil=True)(_learn_round) for c in (True, False))
 
 
 def act_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
-    return (_act_round if _cacheable(state) else _act_round_uncached)(state, Wt, idx, val, nnz, rng)
+    fn = _act_round_cached if _cacheable(state) else _act_round_uncached
+    return fn(state, Wt, idx, val, nnz, rng)
 
 
 def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
-    fn = _learn_round if _cacheable(state) else _learn_round_uncached
+    fn = _learn_round_cached if _cacheable(state) else _learn_round_uncached
     return fn(state, Wt, idx, val, nnz, y, played, feedback)
 
 
