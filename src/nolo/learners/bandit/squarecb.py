@@ -13,7 +13,11 @@ Per-round pieces are standalone compiled functions on a state record (namedtuple
   sees the same stream as every other nolo learner under the same environment seed.
 
 The per-round API (``act``/``learn``) calls the same compiled functions, so the two paths are
-bit-identical (tested).  :func:`run_stream` has the signature of
+bit-identical (tested).
+
+numba's on-disk cache of :func:`stream` is keyed on THIS file only, while the oracle updates
+(:mod:`.oracles`), the rate read-out (:mod:`.rate_oracle`) and the corrected baselines (:mod:`._corrected`)
+are compiled into it: after editing one of those, clear ``__pycache__/squarecb*.nb*`` (or touch this file).  :func:`run_stream` has the signature of
 :func:`nolo.learners.bandit.run_stream` and runs SquareCB compiled (any other learner is passed on).
 """
 
