@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -34,21 +33,75 @@ from nolo.exceptions import PersistenceError
 FORMAT = "nolo-learner"
 FORMAT_VERSION = 1
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "encode_state", "decode_state", "write_npz_atomic", "read_npz"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "encode_state",
+    "decode_state",
+    "write_npz_atomic",
+    "read_npz",
+    "generator_state",
+    "generator_from_state",
+]
 
 
-def _generator_state(g: np.random.Generator) -> dict:
-    return g.bit_generator.state
+#: the bit generators a file may name (numpy's own; looked up by name, never imported from the file)
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
-def _generator_from_state(state: dict) -> np.random.Generator:
+def _jsonable(value: Any) -> Any:
+    """``value`` with numpy scalars/arrays turned into JSON types (bit-generator states hold numpy ints/arrays)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return {"uint_array": value.tolist(), "dtype": value.dtype.str}
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+def _from_jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"uint_array", "dtype"}:
+            dtype = np.dtype(str(value["dtype"]))
+            if dtype.kind not in "ui":
+                raise PersistenceError(f"bad array dtype {dtype} in a saved generator state")
+            return np.asarray(value["uint_array"], dtype=dtype)
+        return {k: _from_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_jsonable(v) for v in value]
+    return value
+
+
+def generator_state(g: np.random.Generator) -> dict:
+    """The JSON-compatible state of ``g``'s bit generator."""
+    return _jsonable(g.bit_generator.state)
+
+
+def generator_from_state(state: Any) -> np.random.Generator:
+    """A Generator whose bit generator has the saved ``state``; PersistenceError if the state is malformed."""
+    if not isinstance(state, dict):
+        raise PersistenceError(f"a saved generator state must be a dict, got {type(state).__name__}")
     name = state.get("bit_generator")
-    bitgen_cls = getattr(np.random, str(name), None)
-    if bitgen_cls is None or not isinstance(bitgen_cls, type) or not issubclass(bitgen_cls, np.random.BitGenerator):
-        raise PersistenceError(f"unknown bit generator {name!r} in saved state")
-    bg = bitgen_cls()
-    bg.state = state
+    if name not in _BIT_GENERATORS:
+        raise PersistenceError(f"unknown bit generator {name!r} in saved state (known: {', '.join(_BIT_GENERATORS)})")
+    bg = getattr(np.random, name)(0)
+    try:
+        bg.state = _from_jsonable(state)
+    except PersistenceError:
+        raise
+    except Exception as exc:  # numpy raises ValueError/TypeError/KeyError/OverflowError on a malformed state
+        raise PersistenceError(f"malformed {name} generator state in saved file: {type(exc).__name__}: {exc}") from None
     return np.random.Generator(bg)
+
+
+# backwards-compatible private names
+_generator_state = generator_state
+_generator_from_state = generator_from_state
 
 
 def encode_state(state: dict[str, Any]) -> tuple[dict, dict[str, np.ndarray]]:
@@ -57,7 +110,7 @@ def encode_state(state: dict[str, Any]) -> tuple[dict, dict[str, np.ndarray]]:
     arrays: dict[str, np.ndarray] = {}
     for key, value in state.items():
         if isinstance(value, np.random.Generator):
-            meta[key] = {"generator": _generator_state(value)}
+            meta[key] = {"generator": generator_state(value)}
         elif isinstance(value, np.ndarray):
             name = f"state.{key}"
             arrays[name] = value
@@ -92,24 +145,42 @@ def encode_state(state: dict[str, Any]) -> tuple[dict, dict[str, np.ndarray]]:
     return meta, arrays
 
 
-def decode_state(meta: dict, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Inverse of :func:`encode_state`."""
+def _array_entry(arrays: dict[str, np.ndarray], name: Any, key: str) -> np.ndarray:
+    if not isinstance(name, str) or name not in arrays:
+        raise PersistenceError(f"state entry {key!r} names the array {name!r}, which the file does not hold")
+    return arrays[name]
+
+
+def decode_state(meta: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Inverse of :func:`encode_state`; raises PersistenceError (only) on a malformed entry."""
     from nolo._config import Configurable
 
+    if not isinstance(meta, dict):
+        raise PersistenceError(f"the saved state must be a JSON object, got {type(meta).__name__}")
     out: dict[str, Any] = {}
     for key, item in meta.items():
-        if "generator" in item:
-            out[key] = _generator_from_state(item["generator"])
-        elif "array" in item:
-            out[key] = arrays[item["array"]]
-        elif "arrays" in item:
-            out[key] = [arrays[n] for n in item["arrays"]]
-        elif "config" in item:
-            out[key] = Configurable.from_config(item["config"])
-        elif "value" in item:
-            out[key] = item["value"]
+        if not isinstance(item, dict) or len(item) != 1:
+            raise PersistenceError(f"malformed state entry {key!r}: {item!r:.200}")
+        kind, value = next(iter(item.items()))
+        if kind == "generator":
+            out[key] = generator_from_state(value)
+        elif kind == "array":
+            out[key] = _array_entry(arrays, value, key)
+        elif kind == "arrays":
+            if not isinstance(value, list):
+                raise PersistenceError(f"state entry {key!r}: 'arrays' must be a list of array names")
+            out[key] = [_array_entry(arrays, n, key) for n in value]
+        elif kind == "config":
+            try:
+                out[key] = Configurable.from_config(value)
+            except PersistenceError:
+                raise
+            except Exception as exc:
+                raise PersistenceError(f"state entry {key!r}: bad configuration: {exc}") from None
+        elif kind == "value":
+            out[key] = value
         else:
-            raise PersistenceError(f"malformed state entry {key!r}: {item!r}")
+            raise PersistenceError(f"malformed state entry {key!r}: unknown kind {kind!r}")
     return out
 
 
@@ -135,19 +206,32 @@ def write_npz_atomic(path: str | os.PathLike, header: dict, arrays: dict[str, np
 
 def read_npz(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
     """Read a file written by :func:`write_npz_atomic`; no pickle, ever."""
-    path = Path(path)
-    if not path.exists():
+    try:
+        path = Path(path)
+    except TypeError:
+        raise PersistenceError(f"path must be a str or os.PathLike, got {type(path).__name__}") from None
+    if not path.is_file():
         raise PersistenceError(f"no saved learner at {path}")
     try:
         with np.load(path, allow_pickle=False) as data:
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                raise PersistenceError(f"{path} is not a nolo file (a bare .npy array, not an .npz archive)")
             if "__nolo__" not in data.files:
                 raise PersistenceError(f"{path} is not a nolo file (no __nolo__ header)")
-            header = json.loads(bytes(data["__nolo__"]).decode("utf-8"))
+            raw = data["__nolo__"]
+            if raw.dtype != np.uint8 or raw.ndim != 1:
+                raise PersistenceError(f"{path}: the __nolo__ header must be a 1-d uint8 array, got {raw.dtype} {raw.shape}")
+            header = json.loads(raw.tobytes().decode("utf-8"))
             arrays = {k: data[k] for k in data.files if k != "__nolo__"}
-    except (zipfile.BadZipFile, ValueError, OSError, json.JSONDecodeError) as exc:
-        if isinstance(exc, PersistenceError):
-            raise
-        raise PersistenceError(f"{path} is not a readable nolo file: {exc}") from None
+    except PersistenceError:
+        raise
+    except (Exception, MemoryError) as exc:  # zip/npy/JSON/unicode errors, EOFError on an empty file, ...
+        raise PersistenceError(f"{path} is not a readable nolo file: {type(exc).__name__}: {exc}") from None
+    if not isinstance(header, dict):
+        raise PersistenceError(f"{path}: the header must be a JSON object, got {type(header).__name__}")
+    for key in ("config", "state"):
+        if not isinstance(header.get(key), dict):
+            raise PersistenceError(f"{path}: the header's {key!r} entry is missing or not a JSON object")
     if header.get("format") != FORMAT:
         raise PersistenceError(f"{path}: format {header.get('format')!r} is not {FORMAT!r}")
     if header.get("format_version") != FORMAT_VERSION:

@@ -25,7 +25,9 @@ and the allowed domain; a numerical failure inside an update raises
 
 from __future__ import annotations
 
+import copy
 import os
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -34,7 +36,16 @@ import numpy as np
 from nolo._config import Configurable
 from nolo._validation import check_array
 from nolo.exceptions import ParameterError, PersistenceError
-from nolo.persistence import FORMAT, FORMAT_VERSION, decode_state, encode_state, read_npz, write_npz_atomic
+from nolo.persistence import (
+    FORMAT,
+    FORMAT_VERSION,
+    decode_state,
+    encode_state,
+    generator_from_state,
+    generator_state,
+    read_npz,
+    write_npz_atomic,
+)
 from nolo.random import as_generator
 
 __all__ = ["Learner", "NoisyInputLearner", "BanditLearner", "FullInformationLearner"]
@@ -50,6 +61,14 @@ class Learner(Configurable):
     """
 
     protocol: ClassVar[str] = "abstract"
+
+    @classmethod
+    def _test_params(cls) -> list[dict[str, Any]]:
+        """Parameter sets :func:`nolo.checks.check_learner` runs the contract with (default: the defaults).
+
+        Override with a few small, fast configurations that exercise the class's branches (e.g. both dtypes).
+        """
+        return [{}]
 
     # -- parameters -----------------------------------------------------------------
     # (``set_params`` re-validates and keeps the old values on rejection: see Configurable.)
@@ -106,6 +125,11 @@ class Learner(Configurable):
             )
 
     # -- persistence -------------------------------------------------------------------
+    #: state arrays whose listed axes may legitimately differ from a fresh instance's (buffers that grow while
+    #: learning, e.g. ``{"points_": (0,), "coef_": (0,)}``); any axis of length 0 in a fresh instance may grow too.
+    #: Every other axis of a loaded array must equal the fresh instance's (the checks of :meth:`load`).
+    _growing_state: ClassVar[dict[str, tuple[int, ...]]] = {}
+
     def _get_state(self) -> dict[str, Any]:
         """State to persist: every attribute ending with ``_``.  Override to convert exotic state."""
         return {k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("__")}
@@ -114,6 +138,14 @@ class Learner(Configurable):
         """Inverse of :meth:`_get_state`."""
         for k, v in state.items():
             setattr(self, k, v)
+
+    def _check_state(self) -> None:
+        """Invariants between the state attributes of a loaded learner (raise on a violation).
+
+        Called by :meth:`load` after the generic checks (same keys, dtypes, shapes, layout and finiteness as
+        a fresh instance, counts >= 0).  Override when the state has cross-attribute invariants the compiled
+        code relies on (e.g. a fill count <= a buffer's length); the default checks nothing more.
+        """
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write parameters and state to ``path`` (``.npz``, see :mod:`nolo.persistence`); returns the path."""
@@ -124,20 +156,220 @@ class Learner(Configurable):
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "nolo_version": __version__,
-            "config": self.to_config(),
+            "config": self._persisted_config(),
             "state": meta,
         }
         return write_npz_atomic(path, header, arrays)
 
+    def _persisted_config(self) -> dict:
+        """``to_config()``, with Generator parameters stored as their bit-generator state (``{"generator": ...}``)."""
+        params = self.get_params(deep=False)
+        gens = {k: v for k, v in params.items() if isinstance(v, np.random.Generator)}
+        if not gens:
+            return self.to_config()
+        try:
+            for k in gens:  # encode the others with the usual encoder
+                setattr(self, k, None)
+            config = self.to_config()
+        finally:
+            for k, v in gens.items():
+                setattr(self, k, v)
+        rng = vars(self).get("rng_")
+        for k, g in gens.items():
+            entry = {"generator": generator_state(g)}
+            if g is rng:
+                entry["is"] = "rng_"  # the learner draws from the parameter itself: keep them one object
+            config["params"][k] = entry
+        return config
+
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Learner":
-        """Read a learner written by :meth:`save`; ``cls`` may be ``Learner`` or the saved class."""
+        """Read a learner written by :meth:`save`; ``cls`` may be ``Learner`` or the saved class.
+
+        The file is checked, never trusted: the parameters are validated as ``set_params`` would, and the
+        state must be exactly what a fresh instance of the class creates for the file's ``n_features_in_``
+        -- the same attribute names, and for each array the same dtype, number of dimensions, shape
+        (except the axes the class declares as growing, :attr:`_growing_state`) and memory layout;
+        floats finite, counts non-negative.  Any defect raises :class:`nolo.PersistenceError`.
+        """
         header, arrays = read_npz(path)
-        obj = Configurable.from_config(header["config"])
+        try:
+            return cls._from_header(header, arrays)
+        except PersistenceError as exc:
+            raise PersistenceError(f"{path}: {exc}") from None
+        except (Exception, MemoryError) as exc:  # a defect the checks did not name: still a bad file, never a crash
+            raise PersistenceError(f"{path}: invalid saved learner ({type(exc).__name__}: {exc})") from None
+
+    @classmethod
+    def _from_header(cls, header: dict, arrays: dict[str, np.ndarray]) -> "Learner":
+        config = header["config"]
+        params = config.get("params", {})
+        if not isinstance(params, dict):
+            raise PersistenceError(f"the config's params must be a JSON object, got {type(params).__name__}")
+        gens = {k: v for k, v in params.items() if isinstance(v, dict) and "generator" in v}
+        if gens:
+            config = dict(config, params={k: (None if k in gens else v) for k, v in params.items()})
+        try:
+            obj = Configurable.from_config(config)
+        except PersistenceError:
+            raise
+        except Exception as exc:
+            raise PersistenceError(f"bad configuration: {type(exc).__name__}: {exc}") from None
+        if not isinstance(obj, Learner):
+            raise PersistenceError(f"the file holds a {type(obj).__name__}, which is not a nolo learner")
         if not isinstance(obj, cls):
-            raise PersistenceError(f"{path} holds a {type(obj).__name__}, not a {cls.__name__}")
-        obj._set_state(decode_state(header["state"], arrays))
+            raise PersistenceError(f"the file holds a {type(obj).__name__}, not a {cls.__name__}")
+        for k, entry in gens.items():
+            if set(entry) - {"generator", "is"} or entry.get("is", "rng_") != "rng_":
+                raise PersistenceError(f"malformed generator parameter {k!r}")
+            setattr(obj, k, generator_from_state(entry["generator"]))
+        try:
+            obj._validate_params()
+        except ValueError as exc:
+            raise PersistenceError(f"invalid parameter: {exc}") from None
+
+        state = decode_state(header["state"], arrays)
+        for key in state:
+            if not (isinstance(key, str) and _STATE_NAME.fullmatch(key)):
+                raise PersistenceError(f"{key!r} is not a state attribute name (lower-case, ending with '_')")
+        reference = obj._fresh_state(state)
+        obj._set_state(state)
+        loaded = obj._get_state()
+        _compare_state(type(obj), loaded, reference)
+        for k, entry in gens.items():
+            if entry.get("is") == "rng_":
+                if "rng_" not in loaded:
+                    raise PersistenceError(f"parameter {k!r} is tied to rng_, which the file does not hold")
+                if generator_state(loaded["rng_"]) != generator_state(getattr(obj, k)):
+                    raise PersistenceError(f"parameter {k!r} and rng_ must hold the same generator state")
+                setattr(obj, k, loaded["rng_"])
+        obj._check_state()
         return obj
+
+    def _fresh_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The state of a fresh copy of this (unfitted) learner initialised for the file's ``n_features_in_``."""
+        if "n_features_in_" not in state:
+            return {}
+        n = state["n_features_in_"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise PersistenceError(f"n_features_in_ must be a positive integer, got {n!r}")
+        feature_axes = {
+            ax for v in state.values() for a in (v if isinstance(v, list) else [v]) if isinstance(a, np.ndarray)
+            for ax in a.shape
+        }
+        if n not in feature_axes:
+            raise PersistenceError(f"n_features_in_={n} is the length of no axis of the saved arrays")
+        params = {k: copy.deepcopy(v) if isinstance(v, np.random.Generator) else v
+                  for k, v in self.get_params(deep=False).items()}  # initialising must not advance a loaded generator
+        fresh = type(self)(**params)
+        fresh.initialize(n)
+        return fresh._get_state()
+
+
+_STATE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*_")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_finite_array(key: str, a: np.ndarray) -> None:
+    if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
+        raise PersistenceError(f"state array {key!r} holds NaN or inf")
+
+
+def _compare_array(cls: type, key: str, a: Any, ref: np.ndarray, growing: tuple[int, ...]) -> None:
+    if not isinstance(a, np.ndarray):
+        raise PersistenceError(f"state attribute {key!r} must be an array, got {type(a).__name__}")
+    if a.dtype != ref.dtype:
+        raise PersistenceError(f"state array {key!r} must have dtype {ref.dtype}, got {a.dtype}")
+    if a.ndim != ref.ndim:
+        raise PersistenceError(f"state array {key!r} must have {ref.ndim} dimensions, got shape {a.shape}")
+    for ax, (m, r) in enumerate(zip(a.shape, ref.shape)):
+        if m != r and r != 0 and ax not in growing:
+            raise PersistenceError(f"state array {key!r} must have shape {ref.shape} for this configuration, got {a.shape}")
+    c, f = ref.flags.c_contiguous, ref.flags.f_contiguous
+    if (c and not f and not a.flags.c_contiguous) or (f and not c and not a.flags.f_contiguous):
+        raise PersistenceError(f"state array {key!r} must be {'C' if c else 'Fortran'}-ordered (memory layout)")
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        raise PersistenceError(f"state array {key!r} must be contiguous")
+    _check_finite_array(key, a)
+
+
+def _check_growth_groups(reference: dict[str, Any], loaded: dict[str, Any], declared: dict) -> None:
+    """Arrays that grow together keep equal lengths: those declared growing on an axis (per axis), and those
+    whose first axis is empty in a fresh instance (a support and its coefficients)."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for key, ref in reference.items():
+        if not isinstance(ref, np.ndarray):
+            continue
+        for ax in declared.get(key, ()):
+            groups.setdefault(("declared", ax), []).append(key)
+        if ref.ndim and ref.shape[0] == 0 and 0 not in declared.get(key, ()):
+            groups.setdefault(("empty", 0), []).append(key)
+    for (_, ax), keys in groups.items():
+        arrs = [loaded.get(k) for k in keys]
+        if not all(isinstance(a, np.ndarray) and a.ndim > ax for a in arrs):
+            continue  # reported by the per-array checks
+        lengths = {k: a.shape[ax] for k, a in zip(keys, arrs)}
+        if len(set(lengths.values())) > 1:
+            raise PersistenceError(f"state arrays {sorted(lengths)} grow together but have lengths {lengths} on axis {ax}")
+
+
+def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any]) -> None:
+    """Raise PersistenceError unless ``loaded`` has the keys, types, dtypes, shapes and layout of ``reference``."""
+    extra = sorted(set(loaded) - set(reference))
+    missing = sorted(set(reference) - set(loaded))
+    if extra or missing:
+        raise PersistenceError(
+            f"the saved state of a {cls.__name__} must hold exactly {sorted(reference)}"
+            + (f"; unexpected {extra}" if extra else "") + (f"; missing {missing}" if missing else "")
+        )
+    growing_decl = getattr(cls, "_growing_state", {})
+    _check_growth_groups(reference, loaded, growing_decl)
+    for key, ref in reference.items():
+        v = loaded[key]
+        if isinstance(ref, np.ndarray):
+            _compare_array(cls, key, v, ref, tuple(growing_decl.get(key, ())))
+        elif isinstance(ref, np.random.Generator):
+            if not isinstance(v, np.random.Generator) or type(v.bit_generator) is not type(ref.bit_generator):
+                raise PersistenceError(f"state attribute {key!r} must be a {type(ref.bit_generator).__name__} generator")
+        elif isinstance(ref, (bool, np.bool_)):
+            if not isinstance(v, (bool, np.bool_)):
+                raise PersistenceError(f"state attribute {key!r} must be a bool, got {v!r:.80}")
+        elif _is_int(ref):
+            if not _is_int(v) or not 0 <= v < 2**63:
+                raise PersistenceError(f"state attribute {key!r} must be an integer in [0, 2**63), got {v!r:.80}")
+        elif isinstance(ref, (float, np.floating)):
+            if not _is_real(v) or not np.isfinite(v):
+                raise PersistenceError(f"state attribute {key!r} must be a finite real number, got {v!r:.80}")
+        elif isinstance(ref, list):
+            if not isinstance(v, list) or not all(isinstance(a, np.ndarray) for a in v):
+                raise PersistenceError(f"state attribute {key!r} must be a list of arrays")
+            kinds = {(a.dtype, a.ndim) for a in ref}
+            for i, a in enumerate(v):
+                if kinds and (a.dtype, a.ndim) not in kinds:
+                    raise PersistenceError(f"state array {key}[{i}] has dtype {a.dtype} and {a.ndim} dimensions, "
+                                           f"expected one of {sorted((str(d), n) for d, n in kinds)}")
+                _check_finite_array(f"{key}[{i}]", a)
+        elif ref is None:  # filled later (e.g. warm-start weights): None, an array or a list of arrays
+            items = v if isinstance(v, list) else [v]
+            if v is not None and not all(isinstance(a, np.ndarray) and a.dtype.kind in "fiu" for a in items):
+                raise PersistenceError(f"state attribute {key!r} must be None or numeric arrays")
+            for a in items if v is not None else []:
+                _check_finite_array(key, a)
+        elif isinstance(ref, Configurable):
+            if type(v) is not type(ref):
+                raise PersistenceError(f"state attribute {key!r} must be a {type(ref).__name__}")
+        elif isinstance(ref, str):
+            if not isinstance(v, str):
+                raise PersistenceError(f"state attribute {key!r} must be a string")
+        elif type(v) is not type(ref):
+            raise PersistenceError(f"state attribute {key!r} must be a {type(ref).__name__}, got {type(v).__name__}")
 
 
 class FullInformationLearner(Learner):

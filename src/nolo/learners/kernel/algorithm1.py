@@ -141,6 +141,8 @@ class NoisyKernelLearner(NoisyInputLearner):
         and the global scale of the projections.
     """
 
+    _growing_state = {"shift_": (0,), "count_": (0,)}  # one entry per degree bucket (Learner.load's shape check)
+
     def __init__(
         self,
         kernel="polynomial",

@@ -29,6 +29,8 @@ __all__ = ["CleanKernelOGD", "NaiveKernelOGD"]
 class _KernelOGDMixin:
     """State and update shared by the two point-based kernel OGD learners."""
 
+    _growing_state = {"points_": (0,), "coef_": (0,)}  # buffers that double (Learner.load's shape check)
+
     def _validate_common(self) -> None:
         self._kernel = resolve_kernel(self.kernel, Kernel)
         self._loss = resolve_loss(self.loss)

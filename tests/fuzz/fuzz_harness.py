@@ -1,0 +1,269 @@
+"""The fuzz harness of issue 14: generated bad inputs for every public entry point, one verdict per case.
+
+A *target* is one public entry point (``Banditron.learn``, ``TwoCopyRegressor.fit``, ``load_dataset``, the model
+loader, ...) with one argument singled out as the *user's parameter* under attack; every other argument is valid.
+Each case builds a fresh receiver (a learner played for a few rounds, a fitted estimator), snapshots its state
+byte for byte, calls the entry point with the generated value and classifies the result:
+
+========================  =====================================================================================
+``rejected_named``        a ValueError/TypeError subclass whose message names the parameter; state unchanged (ok)
+``numerical``             :class:`nolo.NumericalError` (a clear error for numerical trouble), state unchanged (ok)
+``accepted``              the call succeeded, every returned and stored float is finite, and the value was not one
+                          that must be refused (ok)
+``rejected_unnamed``      a ValueError/TypeError whose message does not name the parameter (failure)
+``state_changed``         rejected, but the state differs from the snapshot (failure)
+``silent_nonfinite``      accepted, but a returned or stored float is NaN/inf (failure)
+``lenient``               accepted a value that must be refused: NaN/inf, complex, wrong shape, empty, not a
+                          number, out-of-range label or rate (failure)
+``crash``                 any other exception (failure)
+========================  =====================================================================================
+
+Under ``NOLO_FUZZ_PROFILE=long`` every verdict is counted (tests/fuzz/conftest.py writes the census) instead of
+failing the test at the first bad one.
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import os
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import strategies as st
+
+from nolo.checks import _build, _Game, state_dump, test_params
+from nolo.exceptions import CopiesExhausted, NoloError, NumericalError
+
+PROFILE = os.environ.get("NOLO_FUZZ_PROFILE", "ci")
+CENSUS_MODE = PROFILE == "long"
+OK = {"rejected_named", "numerical", "accepted"}
+FAILURES = ("rejected_unnamed", "state_changed", "silent_nonfinite", "lenient", "crash")
+CENSUS: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+EXAMPLES: dict[tuple[str, str], str] = {}
+
+
+@dataclass(frozen=True)
+class Bad:
+    """A generated value; ``must_reject`` when no correct implementation may accept it."""
+
+    value: Any
+    desc: str
+    must_reject: bool
+
+    def __repr__(self) -> str:
+        return f"<{self.desc}>"
+
+
+# -- strategies --------------------------------------------------------------------------------------
+def _arr(shape, fill=0.5, dtype=np.float64):
+    return np.full(shape, fill, dtype=dtype)
+
+
+@st.composite
+def bad_arrays(draw, shape: tuple[int, ...], good: np.ndarray | None = None, batch: bool = False):
+    """Bad versions of an array argument of the given (valid) shape; ``batch``: a batch of rows to predict on,
+    which may be empty or a scipy sparse matrix."""
+    base = np.array(good, dtype=np.float64, copy=True) if good is not None else _arr(shape)
+    kind = draw(st.sampled_from([
+        "nan", "inf", "-inf", "huge", "1e300", "f32max", "complex", "complex0", "wrong_len", "extra_dim", "scalar",
+        "empty", "string", "none", "object", "dict", "bool", "int", "noncontig", "sparse", "list", "nested_ragged",
+        "tiny",
+    ]))
+    pos = draw(st.integers(0, max(base.size - 1, 0)))
+    if kind in ("nan", "inf", "-inf"):
+        a = base.copy()
+        a.flat[pos] = {"nan": np.nan, "inf": np.inf, "-inf": -np.inf}[kind]
+        return Bad(a, f"{kind} at {pos}", True)
+    if kind in ("huge", "1e300"):
+        a = base.copy()
+        a.flat[pos] = draw(st.sampled_from([1e300, -1e300, 1.7e308, 1e200])) if kind == "huge" else 1e300
+        return Bad(a, f"{a.flat[pos]:g} at {pos}", False)
+    if kind == "f32max":
+        a = base.copy()
+        a.flat[pos] = 3.5e38
+        return Bad(a, "3.5e38 (not float32) at {pos}", False)
+    if kind == "tiny":
+        return Bad(base * 1e-300, "1e-300 scale", False)
+    if kind == "complex":
+        return Bad(base.astype(np.complex128) + 1j, "complex", True)
+    if kind == "complex0":
+        return Bad(base.astype(np.complex128), "complex with zero imaginary part", True)
+    if kind == "wrong_len":
+        extra = draw(st.sampled_from([1, -1, 5]))
+        new = list(shape)
+        new[-1] = max(new[-1] + extra, 0)
+        if new[-1] == shape[-1]:
+            new[-1] += 1
+        return Bad(_arr(tuple(new)), f"shape {tuple(new)}", True)
+    if kind == "extra_dim":
+        return Bad(base[None, ...][None, ...], f"shape {(1, 1) + base.shape}", True)
+    if kind == "scalar":
+        return Bad(draw(st.sampled_from([1.0, 0, np.float64(2.0)])), "a scalar", True)
+    if kind == "empty":
+        new = (0,) + tuple(shape[1:]) if len(shape) > 1 else (0,)
+        return Bad(np.zeros(new), f"empty {new}", not batch)
+    if kind == "string":
+        return Bad(draw(st.sampled_from(["abc", "1,2,3", ""])), "a string", True)
+    if kind == "none":
+        return Bad(None, "None", True)
+    if kind == "object":
+        a = base.astype(object)
+        a.flat[pos] = "x"
+        return Bad(a, "object array holding a string", True)
+    if kind == "dict":
+        return Bad({"a": 1}, "a dict", True)
+    if kind == "bool":
+        return Bad(base > 0.4, "bool array", False)
+    if kind == "int":
+        return Bad(np.round(base * 3).astype(np.int64), "int array", False)
+    if kind == "noncontig":
+        big = np.repeat(base[..., None], 2, axis=-1)
+        return Bad(big[..., 0], "non-contiguous view", False)
+    if kind == "sparse":
+        m = base if base.ndim == 2 else base.reshape(1, -1)
+        return Bad(sp.csr_matrix(m), "scipy CSR", not batch and base.ndim != 2)
+    if kind == "list":
+        return Bad(base.tolist(), "nested list", False)
+    return Bad([[1.0, 2.0], [3.0]], "ragged list", True)
+
+
+def bad_scalars(kind: str = "real", *, low: float | None = None, high: float | None = None,
+                n_labels: int | None = None):
+    """Bad scalar arguments: labels (``n_labels``), bits, reals, rates in [low, high]."""
+    vals = [Bad(np.nan, "NaN", True), Bad(np.inf, "inf", True), Bad(-np.inf, "-inf", True),
+            Bad("a", "a string", True), Bad(None, "None", True), Bad([1], "a list", True),
+            Bad(1 + 2j, "complex", True), Bad(np.array([1.0, 2.0]), "an array", True)]
+    if n_labels is not None:
+        vals += [Bad(n_labels, "label K", True), Bad(-1, "label -1", True), Bad(0.5, "label 0.5", True),
+                 Bad(2**70, "label 2**70", True), Bad(True, "label True", False), Bad(1.0, "label 1.0", False),
+                 Bad(np.int8(1), "np.int8 label", False)]
+    elif kind == "bit":
+        vals += [Bad(2, "2", True), Bad(-1, "-1", True), Bad(0.5, "0.5", True), Bad(True, "True", False)]
+    else:
+        vals += [Bad(1e300, "1e300", False), Bad(-1e300, "-1e300", False), Bad(True, "True", False)]
+        if low is not None:
+            vals += [Bad(low - 1.0, f"{low - 1.0}", True), Bad(low - 1e-9, f"{low} - 1e-9", True)]
+        if high is not None:
+            vals += [Bad(high + 1.0, f"{high + 1.0}", True), Bad(high + 1e-9, f"{high} + 1e-9", True)]
+    return st.sampled_from(vals)
+
+
+BAD_PARAM_VALUES = [Bad(v, d, m) for v, d, m in [
+    (-1, "-1", False), (0, "0", False), (1e300, "1e300", False), (-1e300, "-1e300", False), (np.nan, "NaN", True),
+    (np.inf, "inf", True), ("bogus", "'bogus'", False), (None, "None", False), (2**70, "2**70", False),
+    (1.5, "1.5", False), ([], "[]", False), ({}, "{}", False), (True, "True", False), (1 + 1j, "complex", True),
+]]
+
+
+# -- snapshots and verdicts -----------------------------------------------------------------------------
+def snapshot(obj) -> dict:
+    if obj is None:
+        return {}
+    if hasattr(obj, "get_params"):
+        out = state_dump(obj)
+    else:
+        out = {}
+    for k, v in sorted(vars(obj).items()):
+        if hasattr(v, "get_params") and hasattr(v, "_get_state"):
+            out.update({f"{k}.{kk}": vv for kk, vv in state_dump(v).items()})
+    return out
+
+
+def _nonfinite(v, depth: int = 0) -> bool:
+    if depth > 3:
+        return False
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind in "fc" and not np.all(np.isfinite(v))
+    if isinstance(v, (float, np.floating, complex)):
+        return not np.isfinite(v)
+    if isinstance(v, (list, tuple)):
+        return any(_nonfinite(x, depth + 1) for x in v)
+    if sp.issparse(v):
+        return not np.all(np.isfinite(v.data))
+    if hasattr(v, "__dict__") and depth < 2 and not isinstance(v, type):
+        return any(_nonfinite(x, depth + 1) for k, x in vars(v).items() if k.endswith("_"))
+    return False
+
+
+def _names(msg: str, name: str) -> bool:
+    alts = [name] + ([name.lower(), name.upper()] if len(name) == 1 else [])
+    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(a)}(?![A-Za-z0-9_])", msg) for a in alts)
+
+
+def verdict(make: Callable[[], Any], call: Callable[[Any, Any], Any], param: str | tuple[str, ...],
+            bad: Bad) -> tuple[str, str]:
+    """Build the receiver, snapshot it, call, classify.  Returns (outcome, detail)."""
+    receiver = make()
+    before = snapshot(receiver)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = call(receiver, bad.value)
+    except NumericalError as exc:
+        after = snapshot(receiver)
+        if after != before:
+            return "state_changed", f"NumericalError but changed {sorted(k for k in before if before[k] != after.get(k))[:5]}"
+        return "numerical", str(exc)[:200]
+    except (ValueError, TypeError, CopiesExhausted, NoloError) as exc:  # nolo's own errors are rejections too
+        after = snapshot(receiver)
+        if after != before:
+            changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+            return "state_changed", f"{type(exc).__name__}: {str(exc)[:150]}; changed {changed[:5]}"
+        if not any(_names(str(exc), p) for p in ((param,) if isinstance(param, str) else param)):
+            return "rejected_unnamed", f"{type(exc).__name__}: {str(exc)[:200]}"
+        return "rejected_named", ""
+    except Exception as exc:  # noqa: BLE001 - classified
+        return "crash", f"{type(exc).__name__}: {str(exc)[:200]}"
+    if _nonfinite(result) or _nonfinite(receiver):
+        return "silent_nonfinite", "a returned or stored float is not finite"
+    if bad.must_reject:
+        return "lenient", "accepted"
+    return "accepted", ""
+
+
+def judge(target: str, make, call, param: str | tuple[str, ...], bad: Bad) -> None:
+    outcome, detail = verdict(make, call, param, bad)
+    CENSUS[target][outcome] += 1
+    if outcome not in OK:
+        EXAMPLES.setdefault((target, outcome), f"{bad.desc}: {detail}")
+    if not CENSUS_MODE:
+        assert outcome in OK, f"{target} [{param} = {bad.desc}] -> {outcome}: {detail}"
+
+
+# -- receivers -------------------------------------------------------------------------------------------
+_PLAYED: dict[tuple, Any] = {}
+
+
+def played_learner(cls, rounds: int = 5):
+    """A learner of ``cls`` (first test parameter set) played ``rounds`` rounds; a deep copy per call."""
+    key = (cls, rounds)
+    if key not in _PLAYED:
+        learner = _build(cls, test_params(cls)[0])
+        game = _Game(learner)
+        game.play(learner, 0, rounds)
+        _PLAYED[key] = (learner, game)
+    learner, game = _PLAYED[key]
+    return copy.deepcopy(learner), game
+
+
+class FakeOracle:
+    """An oracle serving whatever it is given (a user's oracle: the learner must validate what it returns)."""
+
+    def __init__(self, copies, d):
+        self.copies = copies
+        self.d = d
+        self.queries = 0
+        self.calls = 0
+
+    def query(self, n=1):
+        self.queries += n
+        self.calls += 1
+        c = self.copies
+        if isinstance(c, np.ndarray) and c.ndim == 2 and c.shape[0] >= 1 and n != c.shape[0]:
+            return np.repeat(c[:1], n, axis=0)
+        return c

@@ -1,0 +1,201 @@
+"""Hostile model files for one learner class: truncations, bit flips, tampered headers and arrays.
+
+Run as ``python tests/fuzz/hostile_files.py ClassName [n_bitflips]`` (tests/fuzz/test_hostile_files.py runs it in a
+subprocess per class, so a segfault fails that test instead of killing the suite).  Prints one JSON line per
+case: ``{"case": ..., "outcome": ...}`` with outcome
+
+* ``"rejected"`` -- ``Learner.load`` raised PersistenceError (the expected answer for a damaged file);
+* ``"accepted"`` -- the file loaded and the learner then predicted and learned (or refused with a
+  ValueError/NumericalError) without a non-finite output;
+* ``"FAIL: ..."`` -- anything else (another exception type from load or from using the loaded learner,
+  or a silent non-finite prediction).
+
+Before each case it prints ``{"try": case}`` so that the parent can name the case that crashed the process.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from nolo.checks import _build, _Game, registered_learners, test_params
+from nolo.exceptions import NumericalError, PersistenceError
+from nolo.learners.base import Learner
+from nolo.persistence import read_npz, write_npz_atomic
+
+SCALAR_VARIANTS = [-5, 0, 10**30, 2**70, 1e300, -1e300, float("nan"), float("inf"), 1.5, "s", None, [], {}, True,
+                   [1, 2]]
+PARAM_VARIANTS = [-1, 0, 5, 1e300, float("nan"), "bogus", None, [], {"x": 1}, True, 1.5, 2**64]
+
+
+def _array_variants(a: np.ndarray):
+    yield "float32" if a.dtype != np.float32 else "float64", a.astype(np.float32 if a.dtype != np.float32 else np.float64)
+    yield "int64", a.astype(np.int64) if a.dtype.kind != "c" else a.real.astype(np.int64)
+    yield "complex", a.astype(np.complex128)
+    yield "bool", a.astype(bool)
+    if a.ndim >= 1:
+        yield "one more row", np.concatenate([a, a[:1]]) if a.shape[0] else np.zeros((1,) + a.shape[1:], a.dtype)
+        yield "one row fewer", a[:-1] if a.shape[0] else a
+        yield "40x rows", np.repeat(a, 40, axis=0) if a.shape[0] else np.zeros((40,) + a.shape[1:], a.dtype)
+        yield "empty", a[:0]
+        yield "extra axis", a[..., None]
+        yield "flattened", a.reshape(-1)
+    if a.ndim >= 2:
+        yield "transposed", a.T.copy()
+        yield "other order", np.asfortranarray(a) if a.flags.c_contiguous else np.ascontiguousarray(a)
+        yield "one more column", np.concatenate([a, a[:, :1]], axis=1) if a.shape[1] else a
+        yield "one column fewer", a[:, :-1]
+    yield "scalar", np.asarray(1.0)
+    if a.dtype.kind == "f" and a.size:
+        b = a.copy()
+        b.flat[0] = np.nan
+        yield "NaN", b
+        b = a.copy()
+        b.flat[0] = np.inf
+        yield "inf", b
+        b = a.copy()
+        b.flat[-1] = 1e300
+        yield "1e300", b
+        b = a.copy()
+        b.flat[-1] = -1e300
+        yield "-1e300", b
+    if a.dtype.kind in "iu" and a.size:
+        for v in (-1, 2**40, np.iinfo(a.dtype).max):
+            b = a.copy()
+            b.flat[0] = v
+            yield f"int {v}", b
+
+
+@np.errstate(all="ignore")
+def _variants(a):
+    return list(_array_variants(a))
+
+
+def cases(header: dict, arrays: dict, raw: bytes, n_bitflips: int, seed: int = 0):
+    """(name, kind, payload): kind "raw" (bytes) or "npz" ((header, arrays))."""
+    rng = np.random.default_rng(seed)
+    yield "empty file", "raw", b""
+    for frac in (0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99):
+        n = int(len(raw) * frac)
+        yield f"truncated to {n} bytes", "raw", raw[:n]
+    yield "truncated by 1 byte", "raw", raw[:-1]
+    yield "appended garbage", "raw", raw + b"\x00garbage"
+    for pos in rng.integers(0, len(raw) * 8, n_bitflips):
+        b = bytearray(raw)
+        b[pos // 8] ^= 1 << (pos % 8)
+        yield f"bit flip at bit {pos}", "raw", bytes(b)
+
+    def edited(fn):
+        h = json.loads(json.dumps(header))
+        a = dict(arrays)
+        fn(h, a)
+        return h, a
+
+    # header structure
+    for name, fn in [
+        ("header is a list", lambda h, a: h.clear() or h.update({"__list__": True})),
+        ("no config", lambda h, a: h.pop("config")),
+        ("no state", lambda h, a: h.pop("state")),
+        ("config is a string", lambda h, a: h.update(config="x")),
+        ("state is null", lambda h, a: h.update(state=None)),
+        ("format_version 2", lambda h, a: h.update(format_version=2)),
+        ("class of a non-learner", lambda h, a: h["config"].update({"class": "nolo.noise.models.GaussianNoise"})),
+        ("class of the abstract base", lambda h, a: h["config"].update({"class": "nolo.learners.base.Learner"})),
+        ("class outside nolo", lambda h, a: h["config"].update({"class": "subprocess.Popen"})),
+        ("params null", lambda h, a: h["config"].update(params=None)),
+    ]:
+        yield name, "npz", edited(fn)
+    # parameters
+    for p in header["config"].get("params", {}):
+        for v in PARAM_VARIANTS:
+            yield f"param {p} = {v!r}", "npz", edited(lambda h, a, p=p, v=v: h["config"]["params"].update({p: v}))
+    yield "unknown param", "npz", edited(lambda h, a: h["config"]["params"].update(bogus_param=1))
+    # state entries
+    for key, entry in header["state"].items():
+        yield f"state {key} removed", "npz", edited(lambda h, a, k=key: h["state"].pop(k))
+        kind = next(iter(entry)) if isinstance(entry, dict) and entry else None
+        if kind == "array":
+            arr = arrays[entry["array"]]
+            for desc, new in _variants(arr):
+                yield f"array {key}: {desc}", "npz", edited(lambda h, a, n=entry["array"], v=new: a.update({n: v}))
+            yield f"array {key}: missing entry", "npz", edited(lambda h, a, n=entry["array"]: a.pop(n))
+        elif kind == "arrays":
+            for i, name in enumerate(entry["arrays"]):
+                for desc, new in _variants(arrays[name]):
+                    yield f"array {key}[{i}]: {desc}", "npz", edited(lambda h, a, n=name, v=new: a.update({n: v}))
+            yield f"arrays {key}: empty list", "npz", edited(lambda h, a, k=key: h["state"].update({k: {"arrays": []}}))
+        elif kind == "generator":
+            yield f"generator {key}: garbage state", "npz", edited(
+                lambda h, a, k=key: h["state"][k]["generator"].update(state={"state": -1, "inc": "x"}))
+            yield f"generator {key}: MT19937 name", "npz", edited(
+                lambda h, a, k=key: h["state"][k]["generator"].update(bit_generator="MT19937"))
+        for v in SCALAR_VARIANTS:
+            yield f"state {key} = {v!r}", "npz", edited(lambda h, a, k=key, v=v: h["state"].update({k: {"value": v}}))
+        yield f"state {key} -> missing array", "npz", edited(lambda h, a, k=key: h["state"].update({k: {"array": "x"}}))
+    for extra in ("extra_", "_validate_params", "predict", "__class__", "learn_", "rng"):
+        yield f"added state key {extra}", "npz", edited(lambda h, a, k=extra: h["state"].update({k: {"value": 1}}))
+
+
+def exercise(learner, game) -> str:
+    """Use a loaded learner: predict, then a few rounds; return "" or a failure description."""
+    try:
+        if learner.is_initialized:
+            p = np.asarray(learner.predict(game.X))
+            if p.dtype.kind in "fc" and not np.all(np.isfinite(p)):
+                return "FAIL: predict returned a non-finite value"
+            if game.n_classes is not None and p.dtype.kind in "iu" and (p.min() < 0 or p.max() >= game.n_classes):
+                return f"FAIL: predict returned a label outside [0, {game.n_classes})"
+        game.play(learner, 0, 3)
+        p = np.asarray(learner.predict(game.X))
+        if p.dtype.kind in "fc" and not np.all(np.isfinite(p)):
+            return "FAIL: predict returned a non-finite value after learning"
+    except (ValueError, NumericalError):
+        return ""
+    except Exception as exc:  # noqa: BLE001 - the point is to report it
+        return f"FAIL: using the loaded learner raised {type(exc).__name__}: {str(exc)[:200]}"
+    return ""
+
+
+def main(class_name: str, n_bitflips: int = 60) -> int:
+    cls = {c.__name__: c for c in registered_learners()}[class_name]
+    params = test_params(cls)[0]
+    learner = _build(cls, params)
+    game = _Game(learner, n_rounds=30)
+    game.play(learner, 0, 25)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        path = learner.save(tmp / "model")
+        raw = path.read_bytes()
+        header, arrays = read_npz(path)
+        for i, (name, kind, payload) in enumerate(cases(header, arrays, raw, n_bitflips)):
+            print(json.dumps({"try": name}), flush=True)
+            f = tmp / f"case{i}.npz"
+            if kind == "raw":
+                f.write_bytes(payload)
+            else:
+                h, a = payload
+                if h.get("__list__"):
+                    f.write_bytes(b"")
+                    np.savez(f, __nolo__=np.frombuffer(b"[1, 2, 3]", dtype=np.uint8))
+                else:
+                    write_npz_atomic(f, h, a)
+            try:
+                loaded = Learner.load(f)
+            except PersistenceError:
+                outcome = "rejected"
+            except Exception as exc:  # noqa: BLE001
+                outcome = f"FAIL: load raised {type(exc).__name__}: {str(exc)[:200]}"
+            else:
+                outcome = exercise(loaded, _Game(loaded, n_rounds=30)) or "accepted"
+            print(json.dumps({"case": name, "outcome": outcome}), flush=True)
+            f.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], *(int(a) for a in sys.argv[2:3])))

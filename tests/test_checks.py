@@ -1,0 +1,146 @@
+"""Every registered learner through the contract of :mod:`nolo.checks` (River's test_estimators.py pattern),
+and every public learner's docstring examples executed."""
+
+import doctest
+import importlib
+import inspect
+
+import pytest
+
+from nolo.checks import CHECKS, check_learner, is_concrete_learner, registered_learners
+
+LEARNERS = registered_learners()
+
+_LINEAR = ("TwoCopyLinearRegression", "NaiveOGDRegression", "KnownCovarianceLinearRegression")
+_NO_QUERY = _LINEAR + ("GaussianNoiseKernelRegression",)
+
+#: known contract violations in files other helpers own (strict: the test fails once one is fixed, so the
+#: marker must go with the fix)
+KNOWN_FAILURES = {
+    **{(n, "stream_equals_rounds"): "H2: learn_stream differs from per-round learn in the last bit of w_/average_ "
+       "(reassociated sums in the compiled loop; cf. issue 14 item 7)" for n in _LINEAR},
+    **{(n, "bad_input_keeps_state"): "H2: learn(oracle without query()) raises AttributeError, not ParameterError "
+       "(issue 14 item 10: oracles not validated)" for n in _NO_QUERY},
+}
+
+
+def _cases():
+    for cls in LEARNERS:
+        for name in CHECKS:
+            marks = []
+            reason = KNOWN_FAILURES.get((cls.__name__, name))
+            if reason:
+                marks.append(pytest.mark.xfail(strict=True, reason=reason))
+            yield pytest.param(cls, name, id=f"{cls.__name__}-{name}", marks=marks)
+
+
+def test_every_learner_is_registered():
+    names = {c.__name__ for c in LEARNERS}
+    # the 15 learners of the tree this check was written against; new ones are picked up automatically
+    assert {"Perceptron", "Banditron", "RCNBF", "RCINE", "BPA", "SOBA", "NoisyKernelLearner", "CleanKernelOGD",
+            "NaiveKernelOGD", "TwoCopyLinearRegression", "KnownCovarianceLinearRegression", "NaiveOGDRegression",
+            "GaussianNoiseKernelRegression", "KernelOGDRegression", "ProjectedOGD"} <= names
+    assert not any(n in names for n in ("Learner", "BanditLearner", "ExploringBanditLearner", "NoisyLinearOGD"))
+
+
+@pytest.mark.parametrize("cls, check", list(_cases()))
+def test_contract(cls, check):
+    check_learner(cls, [check])
+
+
+def test_check_learner_catches_a_violation():
+    """Negative control: a learner whose predict mutates state, and one whose set_params does not roll back."""
+    import numpy as np
+
+    from nolo.checks import ContractViolation
+    from nolo.exceptions import ParameterError
+    from nolo.learners.base import FullInformationLearner
+
+    class LeakyPredict(FullInformationLearner):
+        def __init__(self, eta=0.1, seed=None):
+            self.eta = eta
+            self.seed = seed
+
+        def _validate_params(self):
+            if not (isinstance(self.eta, (int, float)) and 0 < self.eta < 1):
+                raise ParameterError(f"eta must be in (0, 1), got {self.eta!r}")
+
+        def _init_state(self, d):
+            self.w_ = np.zeros(d)
+
+        def learn(self, x, y):
+            x = self._check_x(x)
+            self._ensure_initialized(x.shape[0])
+            if not np.isfinite(y):
+                raise ParameterError("y must be finite")
+            self.w_ = self.w_ + self.eta * (y - self.w_ @ x) * x
+            self.t_ += 1
+            return self
+
+        def predict(self, X):
+            self._require_initialized()
+            X = self._check_X(X)
+            self.t_ += 0 if getattr(self, "_pure", False) else 1  # the violation
+            return X @ self.w_
+
+    assert is_concrete_learner(LeakyPredict)
+    with pytest.raises(ContractViolation, match="predict changed"):
+        check_learner(LeakyPredict, ["predict_is_pure"])
+
+    class NoRollback(LeakyPredict):
+        _pure = True
+
+        def set_params(self, **params):
+            for k, v in params.items():
+                setattr(self, k, v)
+            self._validate_params()
+            return self
+
+    with pytest.raises(ContractViolation, match="rejected but changed"):
+        check_learner(NoRollback, ["params_rollback"])
+    check_learner(NoRollback, ["predict_is_pure", "same_seed_same_stream", "save_load_resume"])
+
+
+# -- docstrings ----------------------------------------------------------------------------------------
+def _public_learners():
+    return [c for c in LEARNERS if not c.__module__.split(".")[-1].startswith("_")]
+
+
+def _examples(cls):
+    finder = doctest.DocTestFinder(recurse=False)
+    module = importlib.import_module(cls.__module__)
+    return [t for t in finder.find(cls, cls.__name__, module=module) if t.examples]
+
+
+def _lacking(cls):
+    doc = inspect.getdoc(cls) or ""
+    return [s for s in ("Parameters", "Examples") if f"\n{s}\n---" not in f"\n{doc}"]
+
+
+LACKING = {c.__name__: _lacking(c) for c in _public_learners() if _lacking(c)}
+
+
+@pytest.mark.parametrize("cls", _public_learners(), ids=lambda c: c.__name__)
+def test_docstring_examples_run(cls):
+    """Every ``>>>`` example in a learner's docstring runs and prints what it shows."""
+    tests = _examples(cls)
+    if not tests:
+        pytest.xfail(f"{cls.__name__} has no Examples yet")
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for t in tests:
+        runner.run(t)
+    assert runner.failures == 0, f"{runner.failures} failing example(s) in {cls.__name__}'s docstring"
+
+
+@pytest.mark.parametrize("cls", _public_learners(), ids=lambda c: c.__name__)
+def test_docstring_has_parameters_and_examples(cls):
+    missing = _lacking(cls)
+    if missing:
+        pytest.xfail(f"{cls.__name__} docstring lacks {', '.join(missing)} (issue 10; owners are adding them)")
+
+
+def test_nolo_checks_module_doctest():
+    import nolo.checks
+
+    result = doctest.testmod(nolo.checks, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
