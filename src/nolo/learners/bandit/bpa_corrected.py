@@ -51,6 +51,10 @@ class BPAh(FlipCorrectedMixin, BPA):
         self.dtype = dtype
         self.seed = seed
 
+    @classmethod
+    def _test_params(cls) -> list[dict]:
+        return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2}, {"n_classes": 3, "C": np.inf, "dtype": "float32"}]
+
     def _validate_params(self) -> None:
         super()._validate_params()
         if self.C != np.inf:

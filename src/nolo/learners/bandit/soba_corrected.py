@@ -48,5 +48,9 @@ class SOBAh(FlipCorrectedMixin, SOBA):
         self.dtype = dtype
         self.seed = seed
 
+    @classmethod
+    def _test_params(cls) -> list[dict]:
+        return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2}, {"n_classes": 3, "dtype": "float32"}]
+
     def _state_record(self) -> SOBAhState:
         return SOBAhState(float(self.gamma_), self.a_.T, self.budget_, *self._target())

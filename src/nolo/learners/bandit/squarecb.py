@@ -280,6 +280,13 @@ class SquareCB(OneBitBanditLearner):
         self.max_bytes = max_bytes
         self.seed = seed
 
+    @classmethod
+    def _test_params(cls) -> list[dict]:
+        """Both oracles, the three corrections, and online rate estimates (short re-estimate blocks)."""
+        return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2},
+                {"n_classes": 3, "oracle": "ogd", "correction": "gap", "rho0": 0.1, "rho1": 0.2},
+                {"n_classes": 3, "correction": "none", "estimate_rates": True, "rate_every": 10}]
+
     # -- parameters and state ------------------------------------------------------------------
     def _validate_params(self) -> None:
         check_int(self.n_classes, "n_classes", low=2)
@@ -344,6 +351,16 @@ class SquareCB(OneBitBanditLearner):
         if self.estimate_rates:
             return float(self.est_[0]), float(self.est_[1])
         return float(self.rho0), float(self.rho1)
+
+    def _fresh_state(self, state: dict) -> dict:
+        """Learner's load-time reference state; SquareCB's arrays are d + 1 wide (z = [x, 1]), so the file's
+        ``n_features_in_`` is accepted when W_ has n_features_in_ + 1 columns (Learner's check looks for an axis
+        of length n_features_in_; a zero-size array supplies it)."""
+        n, W = state.get("n_features_in_"), state.get("W_")
+        if (isinstance(n, int) and not isinstance(n, bool) and isinstance(W, np.ndarray) and W.ndim == 2
+                and W.shape[1] == n + 1):
+            state = {**state, "_axis_d": np.empty((0, n))}
+        return super()._fresh_state(state)
 
     # -- hooks of the core: the rate trajectory --------------------------------------------------
     def _segment_length(self, remaining: int) -> int:
