@@ -1,22 +1,23 @@
-"""Interleaved A/B of the AM stream kernels of several git revisions, in one process.
+"""Interleaved A/B of the AM stream loops of several git revisions, in one process.
 
 The machine is shared and its speed drifts by 10-30 % between minutes, so comparing two runs of
-``bench_am_throughput.py`` taken minutes apart cannot resolve a 5 % change.  This script extracts
-``src/nolo/learners/bandit/_kernels.py`` of each revision (``git show REV:PATH``) into a temporary
-module, warms each up, and then calls each revision's compiled ``stream_csr`` in turn, repeat after
-repeat, on the same data and seeds -- the variants share the machine's state -- and prints the best
-and median rounds/s per revision and each one's ratio to the first.
+``bench_am_throughput.py`` taken minutes apart cannot resolve a 5 % change.  This script extracts the
+whole ``src/nolo/learners/bandit`` package of each revision (``git archive``) into a temporary package
+of its own name (its imports of ``nolo.learners.bandit`` rewritten to it; its own numba cache), warms
+each up, and then calls each revision's compiled stream loop in turn, repeat after repeat, on the same
+data and seeds -- the variants share the machine's state -- and prints the best and median rounds/s per
+revision, each one's ratio to the first, and the median of the per-repeat ratios (pairs run back to back).
+
+Two layouts are understood: the ``_kernels.stream_csr`` loop with an integer algorithm code (up to
+5a5dcd4) and the bandit core's ``_stream.run_rounds`` with the algorithm's state record (after it).
 
 Usage::
 
-    python benchmarks/bench_am_kernel_ab.py ba8458b HEAD                 # digits, Banditron, 10^7 rounds
-    python benchmarks/bench_am_kernel_ab.py HEAD~1 HEAD --data usps --rounds 3000000 --algo soba
-    python benchmarks/bench_am_kernel_ab.py HEAD . --data mnist --rounds 1000000 --algo soba   # uncommitted work
+    python benchmarks/bench_am_kernel_ab.py 5a5dcd4 .                    # digits, Banditron, 10^7 rounds
+    python benchmarks/bench_am_kernel_ab.py 5a5dcd4 . --data mnist --rounds 1000000 --algo soba
 
-The stream-loop signature is the same from ba8458b on, except that SOBA's theta array was dropped
-after c15eaeb; the script passes whichever the revision takes.  Revisions with the inline PCG64 path get the generators' state arrays,
-older ones numpy Generators (the draws are the same).  Same seeds for every revision: the mistake
-counts printed first agree unless a revision changes the arithmetic of the scores (argmax ties).
+Same seeds for every revision: the mistake counts printed first agree unless a revision changes the
+arithmetic (they must agree: the redesign is bit-identical).
 """
 
 from __future__ import annotations
@@ -34,25 +35,68 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-KERNELS = "src/nolo/learners/bandit/_kernels.py"
-ALGOS = {"banditron": 1, "soba": 3}
+PACKAGE = "src/nolo/learners/bandit"
+ALGOS = ("banditron", "soba")
 
 
 def load_revision(rev: str, workdir: Path):
-    """The _kernels module of ``rev`` as a fresh module (its own numba cache directory)."""
-    if rev == ".":  # the working tree's file, uncommitted changes included
-        src = (REPO / KERNELS).read_text()
+    """The bandit package of ``rev`` (``"."``: the working tree; a directory: a copy of the package) as a fresh
+    package ``bandit_<rev>``."""
+    import io
+    import tarfile
+
+    name = "bandit_" + ("worktree" if rev == "." else "".join(c if c.isalnum() else "_" for c in rev))
+    dest = workdir / name
+    dest.mkdir()
+    if rev == "." or Path(rev).is_dir():  # the working tree, or a directory holding a copy of the package
+        files = {f.name: f.read_text() for f in (REPO / PACKAGE if rev == "." else Path(rev)).glob("*.py")}
     else:
-        src = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{KERNELS}"], check=True, capture_output=True,
-                             text=True).stdout
-    name = "am_kernels_" + ("worktree" if rev == "." else "".join(c if c.isalnum() else "_" for c in rev))
-    path = workdir / f"{name}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+        tar = subprocess.run(["git", "-C", str(REPO), "archive", rev, PACKAGE], check=True, capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
+            files = {Path(m.name).name: tf.extractfile(m).read().decode() for m in tf.getmembers()
+                     if m.isfile() and m.name.endswith(".py") and Path(m.name).parent.as_posix() == PACKAGE}
+    for fname, text in files.items():
+        (dest / fname).write_text(text.replace("nolo.learners.bandit", name))
+    if str(workdir) not in sys.path:
+        sys.path.insert(0, str(workdir))
+    return importlib.import_module(name)
+
+
+def stream_call(pkg, algo: str, X, y, T: int):
+    """A function running one compiled stream of ``T`` rounds of ``pkg``'s loop (exploration 0.05, no noise)."""
+    from nolo.learners.bandit._pcg64 import pcg64_state
+
+    K, d = int(y.max()) + 1, X.shape[1]
+    out_p, out_g = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    nolog = np.zeros(0, np.int64)
+    perm, pos = np.arange(X.shape[0]), np.zeros(1, np.int64)
+    if hasattr(pkg, "_kernels"):  # 5a5dcd4 and before: integer algorithm codes
+        kern = pkg._kernels
+        code = {"banditron": kern.EXP_H, "soba": kern.SOBA}[algo]
+
+        def call():
+            Wt = np.zeros((K, d), dtype=X.dtype, order="F").T
+            At = np.ones((K, d), dtype=X.dtype, order="F").T if algo == "soba" else np.zeros((1, 1), X.dtype)
+            env, lrn = pcg64_state(np.random.default_rng(1)), pcg64_state(np.random.default_rng(0))
+            counters = np.zeros(4, np.int64)
+            kern.stream_csr(code, Wt, At, np.zeros(1), X.indptr, X.indices, X.data, y, T, 0, perm, pos, env, lrn,
+                            0.05, 0.0, 1.0, 0.0, 0.0, np.array([T]), out_p, out_g, counters, nolog, nolog, nolog)
+            return int(out_p[0])
+        return call
+    st = pkg._stream
+    rows = st.csr_rows(X)
+
+    def call():
+        Wt = np.zeros((K, d), dtype=X.dtype, order="F").T
+        if algo == "soba":
+            rec = pkg.soba.SOBAState(0.05, np.ones((K, d), dtype=X.dtype, order="F").T, np.zeros(1))
+        else:
+            rec = pkg.rcnbf.exp_h_record(0.05, 0.0, 1.0, K)
+        env = st.EnvState(0, perm, pos, pcg64_state(np.random.default_rng(1)), 0.0, 0.0)
+        recorder = st.Recorder(np.array([T]), out_p, out_g, np.zeros(4, np.int64), nolog, nolog, nolog)
+        st.run_rounds(rec, Wt, rows, y, T, env, pcg64_state(np.random.default_rng(0)), recorder)
+        return int(out_p[0])
+    return call
 
 
 def load_data(name: str, dtype):
@@ -71,27 +115,11 @@ def load_data(name: str, dtype):
     return X, np.asarray(y, dtype=np.int64)
 
 
-def run(mod, X, y, T: int, algo: int):
-    """Rounds/s and played mistakes of one compiled stream of ``T`` rounds (exploration 0.05, no noise)."""
-    from nolo.learners.bandit._pcg64 import pcg64_state
-
-    K, d = int(y.max()) + 1, X.shape[1]
-    Wt = np.zeros((K, d), dtype=X.dtype, order="F").T
-    dummy = np.zeros((1, 1), dtype=X.dtype)
-    At = np.ones((K, d), dtype=X.dtype, order="F").T if algo == ALGOS["soba"] else dummy
-    # revisions before SOBA dropped theta from its state (c15eaeb and older) take a theta array before a
-    state = (np.zeros((K, d), dtype=X.dtype, order="F").T if algo == ALGOS["soba"] else dummy, At) \
-        if "Tht" in mod.stream_csr.py_func.__code__.co_varnames else (At,)
-    env, lrn = np.random.default_rng(1), np.random.default_rng(0)
-    if hasattr(mod, "uniform"):  # the revision steps PCG64 inline
-        env, lrn = pcg64_state(env), pcg64_state(lrn)
-    out_p, out_g, counters = np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(4, np.int64)
-    nolog = np.zeros(0, np.int64)
+def run(call, T: int):
+    """Rounds/s and played mistakes of one call."""
     t0 = time.perf_counter()
-    mod.stream_csr(algo, Wt, *state, np.zeros(1), X.indptr, X.indices, X.data, y, T, 0, np.arange(X.shape[0]),
-                   np.zeros(1, np.int64), env, lrn, 0.05, 0.0, 1.0, 0.0, 0.0, np.array([T]), out_p, out_g, counters,
-                   nolog, nolog, nolog)
-    return T / (time.perf_counter() - t0), int(out_p[0])
+    mistakes = call()
+    return T / (time.perf_counter() - t0), mistakes
 
 
 def main(argv=None) -> None:
@@ -101,25 +129,30 @@ def main(argv=None) -> None:
     ap.add_argument("--rounds", type=int, default=10_000_000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
-    ap.add_argument("--algo", choices=tuple(ALGOS), default="banditron")
+    ap.add_argument("--algo", choices=ALGOS, default="banditron")
     args = ap.parse_args(argv)
     X, y = load_data(args.data, np.dtype(args.dtype))
-    algo = ALGOS[args.algo]
     with tempfile.TemporaryDirectory() as tmp:
-        mods = [load_revision(r, Path(tmp)) for r in args.revs]
-        for r, m in zip(args.revs, mods):  # compile outside the timing
-            _, mistakes = run(m, X, y, min(args.rounds, 200_000), algo)
-            print(f"{r:>12}: compiled; played mistakes in the first {min(args.rounds, 200_000):,} rounds: {mistakes:,}")
+        pkgs = [load_revision(r, Path(tmp)) for r in args.revs]
+        warm = min(args.rounds, 200_000)
+        for r, pkg in zip(args.revs, pkgs):  # compile outside the timing
+            t0 = time.perf_counter()
+            _, mistakes = run(stream_call(pkg, args.algo, X, y, warm), warm)
+            print(f"{r:>12}: compiled in {time.perf_counter() - t0:.1f} s (cold cache); "
+                  f"played mistakes in the first {warm:,} rounds: {mistakes:,}")
+        calls = [stream_call(pkg, args.algo, X, y, args.rounds) for pkg in pkgs]
         rates = {r: [] for r in args.revs}
-        for _ in range(args.repeats):
-            for r, m in zip(args.revs, mods):
-                rates[r].append(run(m, X, y, args.rounds, algo)[0])
+        for rep in range(args.repeats):
+            order = list(zip(args.revs, calls))
+            for r, c in (order if rep % 2 == 0 else order[::-1]):  # alternate who goes first
+                rates[r].append(run(c, args.rounds)[0])
     print(f"\n{args.algo}, {args.data} ({args.dtype}, CSR), {args.rounds:,} rounds, best/median of {args.repeats} "
           "interleaved runs:")
     base = max(rates[args.revs[0]])
     for r in args.revs:
+        ratios = [a / b for a, b in zip(rates[r], rates[args.revs[0]])]
         print(f"{r:>12}: best {max(rates[r]):>12,.0f} rounds/s  median {statistics.median(rates[r]):>12,.0f}  "
-              f"best / first's best {max(rates[r]) / base:.2f}")
+              f"best / first's best {max(rates[r]) / base:.3f}  median of paired ratios {statistics.median(ratios):.3f}")
 
 
 if __name__ == "__main__":

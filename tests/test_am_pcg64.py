@@ -87,7 +87,7 @@ def test_one_generator_shared_by_environment_and_learner():
 def test_prefetch_lookahead_on_large_data_changes_nothing(representation):
     """Data larger than PEEK_MIN_BYTES switch on the lookahead (a copy of the PCG64 state peeks at the rounds to
     come, for prefetching); the results equal the generic path's, which cannot peek, and the state advances alike."""
-    from nolo.learners.bandit import _kernels as kern
+    from nolo.learners.bandit import _stream as kern
 
     rng = np.random.default_rng(4)
     n, d = 6000, 100

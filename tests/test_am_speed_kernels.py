@@ -8,19 +8,20 @@ from numba import njit
 
 from nolo import NumericalError
 from nolo.learners.bandit import BPA, RCNBF, SOBA, Banditron, ClassificationBandit, run_stream
-from nolo.learners.bandit import _kernels as kern
+from nolo.learners.bandit import _simd as kern
+from nolo.learners.bandit.rcnbf import exp_h_coefficients
 
 
 @njit
 def _padded_scores(Wt, idx, val, lo, hi):
-    Wp, sp_ = kern._padded(Wt)
+    Wp, sp_ = kern.padded(Wt)
     kern.scores_padded(Wp, idx, val, lo, hi, sp_)
     return sp_[:Wt.shape[1]].copy()
 
 
 @njit
 def _two_rows(Wt, idx, val, lo, hi, a, c, b):
-    kern._add_sub_columns(Wt, idx, val, lo, hi, a, c, b)
+    kern.add_sub_columns(Wt, idx, val, lo, hi, a, c, b)
 
 
 def _round(exact, dtype):
@@ -105,7 +106,7 @@ def test_vector_argmax_is_the_first_index_of_the_maximum(dtype):
 def test_exp_h_coefficient_table_is_the_per_round_step():
     """The stream loops' table holds exactly update_exp_h's h(f)/P(played) for f in {0, 1}, played == yhat or not."""
     for gamma, rho0a, beta_a, K in ((0.05, 0.0, 1.0, 10), (0.3, 0.15, 0.55, 9), (1.0, 0.4, 0.2, 3)):
-        c = kern.exp_h_coefficients(gamma, rho0a, beta_a, K)
+        c = exp_h_coefficients(gamma, rho0a, beta_a, K)
         for f in (0, 1):
             for same in (0, 1):
                 p = gamma / K + (1.0 - gamma) * same

@@ -1,14 +1,18 @@
-"""Shared machinery of the linear multiclass learners: the weight matrix, prediction, the compiled kernels.
+"""The base classes of the linear multiclass bandit learners: weights, prediction, the per-round protocol, the
+compiled-stream driver and its hooks.
 
-``W_`` has shape (K, d) (AM's W, rows w_r) and is stored in Fortran order so
-that its transpose, the ``(d, K)`` array the compiled kernels work on, is
-C-contiguous: the Python objects and the whole-stream loops share the very
-same array.
+``W_`` has shape (K, d) (AM's W, rows w_r) and is stored in Fortran order so that its transpose, the
+``(d, K)`` array the compiled code works on, is C-contiguous: the Python objects and the whole-stream
+loop share the very same array.  A subclass supplies its state record (:meth:`_state_record`, a
+``NamedTuple`` naming its compiled ``act``/``update``, see :mod:`._stream`) built from its trailing-underscore
+attributes; everything else has a default here.
 """
 
 from __future__ import annotations
 
+import copy
 import numbers
+import time
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,20 +20,34 @@ import scipy.sparse as sp
 
 from nolo._validation import check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
-from nolo.learners.bandit import _kernels as kern
-from nolo.learners.bandit.environment import canonical_csr
+from nolo.learners.bandit import _predict, _stream
+from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
+from nolo.learners.bandit._simd import gather_dense
+from nolo.learners.bandit.environment import canonical_csr, check_representable
 from nolo.learners.bandit.exploration import COROLLARIES, corollary_gamma
 from nolo.learners.base import BanditLearner
 
 DTYPES = ("float64", "float32")
-_DUMMY = {np.dtype(t): np.zeros((1, 1), dtype=t) for t in DTYPES}
+_NO_LOG = np.zeros(0, dtype=np.int64)
+
+
+def _record_arrays(state: tuple) -> list:
+    """Every array of a state record, those of nested records (e.g. SquareCB's oracle) included."""
+    out = []
+    for a in state:
+        if isinstance(a, np.ndarray):
+            out.append(a)
+        elif isinstance(a, tuple):
+            out.extend(_record_arrays(a))
+    return out
 
 
 class LinearMulticlassMixin:
-    """W_ (K x d, Fortran order), predict, and the state handed to the compiled kernels."""
+    """W_ (K x d, Fortran order), predict, the compiled-stream driver and its hooks (defaults for all)."""
 
-    _algo: ClassVar[int]
     _fortran_state: ClassVar[tuple[str, ...]] = ("W_",)
+    #: True when the learner needs each segment's (index, played, feedback) log (:meth:`_after_segment`)
+    _logs_rounds: ClassVar[bool] = False
 
     def _check_common(self) -> None:
         check_int(self.n_classes, "n_classes", low=2)
@@ -44,24 +62,142 @@ class LinearMulticlassMixin:
             if hasattr(self, key):
                 setattr(self, key, np.asfortranarray(getattr(self, key)))
 
-    # -- kernel interface ------------------------------------------------------------------
-    def _kernel_state(self) -> tuple:
-        """(algo, Wt, At, budget, gamma, rho0_assumed, beta_assumed) for the compiled loops."""
-        dummy = _DUMMY[self.W_.dtype]
-        return (self._algo, self.W_.T, dummy, np.zeros(1), 0.0, 0.0, 1.0)
+    # -- the algorithm's state record (the one thing a subclass must provide) ----------------
+    def _state_record(self) -> tuple:
+        """The typed record (a NamedTuple naming compiled ``act``/``update``) built from the current state."""
+        raise NotImplementedError
 
-    def _rows(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    # -- hooks of the compiled stream, with defaults -----------------------------------------
+    def _segment_length(self, remaining: int) -> int:
+        """Rounds the compiled loop may run before :meth:`_after_segment` must see them (default: all)."""
+        return remaining
+
+    def _after_segment(self, X, log_index, log_played, log_feedback) -> None:
+        """Called after each compiled segment; with ``_logs_rounds`` the logs hold its rounds."""
+
+    def _after_round(self, x: np.ndarray, played: int, feedback: int) -> None:
+        """Called after each per-round ``learn`` (RCINE's block log)."""
+
+    def _run_extras(self) -> dict:
+        """Cumulative figures whose increase over a run is reported in ``StreamResult.extra``."""
+        return {}
+
+    def _finish_extras(self, extra: dict, seconds: float) -> dict:
+        """Last touch on a run's extras (e.g. shares of the run's time)."""
+        return extra
+
+    # -- input checks -------------------------------------------------------------------------
+    def _check_x(self, x: Any, name: str = "x") -> np.ndarray:
+        arr = super()._check_x(x, name)
+        check_representable(arr, self.dtype, name)
+        return arr
+
+    def _check_X(self, X: Any, name: str = "X") -> np.ndarray:
+        arr = super()._check_X(X, name)
+        check_representable(arr, self.dtype, name)
+        return arr
+
+    # -- all-or-nothing: a snapshot of the persistent state -------------------------------------
+    def _snapshot(self) -> dict:
+        snap = {}
+        for k, v in vars(self).items():
+            if not k.endswith("_") or k.startswith("__"):
+                continue
+            if isinstance(v, np.random.Generator):
+                snap[k] = ("rng", v, copy.deepcopy(v.bit_generator.state))
+            elif isinstance(v, np.ndarray):
+                snap[k] = ("array", v, v.copy(order="K"))
+            else:
+                snap[k] = ("value", v, copy.deepcopy(v))
+        return snap
+
+    def _restore(self, snap: dict) -> None:
+        for k in [k for k in vars(self) if k.endswith("_") and not k.startswith("__") and k not in snap]:
+            delattr(self, k)
+        for k, (kind, obj, saved) in snap.items():
+            if kind == "rng":  # in place: the generator may be shared with the environment
+                obj.bit_generator.state = saved
+                setattr(self, k, obj)
+            elif kind == "array":  # in place: views handed out stay valid
+                obj[...] = saved
+                setattr(self, k, obj)
+            else:
+                setattr(self, k, saved)
+
+    def _round_rows(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         x = np.ascontiguousarray(x, dtype=self.W_.dtype)
         idx = np.empty(x.shape[0], dtype=np.int64)
         val = np.empty(x.shape[0], dtype=x.dtype)
-        nnz = kern.gather_dense(x.reshape(1, -1), 0, idx, val)
+        nnz = gather_dense(x.reshape(1, -1), 0, idx, val)
         return idx, val, nnz
 
-    def _greedy(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, int]:
-        idx, val, nnz = self._rows(x)
-        s = np.empty(self.W_.shape[0], dtype=self.W_.dtype)
-        kern.scores(self.W_.T, idx, val, 0, nnz, s)
-        return idx, val, nnz, s, int(kern.argmax_first(s))
+    def _state_finite(self, state: tuple) -> bool:
+        """True when W_ and every array of the record hold only finite values (inf/NaN are sticky in every
+        rule's arithmetic, so one check per call catches a non-finite value written at any round)."""
+        # max and min propagate NaN and show inf: two reductions, no temporary array
+        return all(np.isfinite(a.max()) and np.isfinite(a.min()) for a in (self.W_, *_record_arrays(state))
+                   if a.size)
+
+    def _learn_round(self, x: np.ndarray, y: int, played: int, feedback: int) -> None:
+        """One round's compiled update; all-or-nothing (a non-finite write is undone and raises)."""
+        idx, val, nnz = self._round_rows(x)
+        state = self._state_record()
+        arrays = [self.W_] + _record_arrays(state)
+        saved = [a.copy(order="K") for a in arrays]
+        ok, _ = _stream.learn_round(state, self.W_.T, idx, val, nnz, y, played, feedback)
+        if not (ok and self._state_finite(state)):
+            for a, s in zip(arrays, saved):
+                a[...] = s
+            raise NumericalError(f"{type(self).__name__}: the update would write a non-finite value "
+                                 "(inf or NaN); state unchanged")
+
+    # -- the compiled stream ------------------------------------------------------------------------
+    def _play_stream(self, src: _stream.StreamInput, n_rounds: int, checkpoints: np.ndarray, log: bool):
+        """Play ``n_rounds`` rounds of ``src`` in the compiled loop, all or nothing.
+
+        Returns (played mistakes, greedy mistakes at the checkpoints, extras, seconds); ``t_`` advances by
+        ``n_rounds``.  On any exception (NumericalError on a non-finite write included) every state
+        attribute and the learner's generator are restored to their values at the call.
+        """
+        if log and self._logs_rounds:
+            raise ParameterError(f"log=True is not available for {type(self).__name__} (it keeps its own block log)")
+        out_p = np.zeros(checkpoints.size, dtype=np.int64)
+        out_g = np.zeros(checkpoints.size, dtype=np.int64)
+        counters = np.zeros(4, dtype=np.int64)
+        snap = self._snapshot()
+        shared = self.rng_ is src.env_generator
+        lrn_state = None if shared else pcg64_state(self.rng_)
+        lrn = src.env.rng if shared else (self.rng_ if lrn_state is None else lrn_state)
+        t0 = time.perf_counter()
+        extra0 = self._run_extras()
+        logs = (_NO_LOG,) * 3
+        try:
+            done = 0
+            while done < n_rounds:
+                n = self._segment_length(n_rounds - done)
+                if self._logs_rounds or log:
+                    logs = tuple(np.empty(n, dtype=np.int64) for _ in range(3))
+                rec = _stream.Recorder(checkpoints, out_p, out_g, counters, *logs)
+                state = self._state_record()
+                status, k = _stream.run_rounds(state, self.W_.T, src.rows, src.y, n, src.env, lrn, rec)
+                self.t_ += int(k)
+                if status != _stream.OK or not self._state_finite(state):
+                    raise NumericalError(
+                        f"{type(self).__name__}: a round of this call computed a non-finite update (inf or NaN); "
+                        "the whole call was undone (state and generators as before it)")
+                if lrn_state is not None:
+                    store_pcg64_state(self.rng_, lrn_state)
+                self._after_segment(src.X, *logs)
+                done += n
+        except BaseException:
+            self._restore(snap)
+            raise
+        seconds = time.perf_counter() - t0
+        extra1 = self._run_extras()
+        extra = self._finish_extras({k: extra1[k] - extra0.get(k, 0.0) for k in extra1}, seconds)
+        if log:
+            extra["log"] = {"index": logs[0], "played": logs[1], "feedback": logs[2]}
+        return out_p, out_g, extra, seconds
 
     # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
@@ -78,22 +214,62 @@ class LinearMulticlassMixin:
             X = canonical_csr(X, self.W_.dtype)
             if X.shape[1] != self.n_features_in_:
                 raise ParameterError(f"X must have {self.n_features_in_} features per row, got {X.shape[1]}")
+            check_representable(X, self.dtype, "X")
             out = np.empty(X.shape[0], dtype=np.int64)
-            kern.predict_csr(self.W_.T, X.indptr, X.indices, X.data, out)
+            _predict.predict_csr(self.W_.T, X.indptr, X.indices, X.data, out)
             return out
         X = np.ascontiguousarray(self._check_X(X), dtype=self.W_.dtype)
         out = np.empty(X.shape[0], dtype=np.int64)
-        kern.predict_dense(self.W_.T, X, out)
+        _predict.predict_dense(self.W_.T, X, out)
         return out
 
 
-class ExploringBanditLearner(LinearMulticlassMixin, BanditLearner):
+class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
+    """The per-round protocol of the linear learners that play from their record's ``act`` and learn from one bit
+    (the AM learners below, SquareCB): ``act``/``learn`` through :func:`._stream.act_round`/``learn_round``."""
+
+    # -- the protocol ------------------------------------------------------------------------
+    def act(self, x) -> int:
+        """Draw the label to play for ``x`` from the record's ``act`` (AM eq. (3) for the AM learners: one uniform from
+        the learner's generator)."""
+        x = self._check_x(x)
+        self._ensure_initialized(x.shape[0])
+        idx, val, nnz = self._round_rows(x)
+        st = pcg64_state(self.rng_)  # a PCG64 state array: unboxing a Generator costs ~40 us per call
+        _, played = _stream.act_round(self._state_record(), self.W_.T, idx, val, nnz, self.rng_ if st is None else st)
+        if st is not None:
+            store_pcg64_state(self.rng_, st)
+        return int(played)
+
+    def _check_round(self, x, played, feedback) -> np.ndarray:
+        x = self._check_x(x)
+        if not self.is_initialized:
+            self._validate_params()  # before n_classes is used below
+        K = int(self.n_classes)
+        if isinstance(played, bool) or not isinstance(played, (numbers.Integral, np.integer)) or not 0 <= played < K:
+            raise ParameterError(f"played must be an integer label in [0, {K - 1}], got {played!r}")
+        if isinstance(feedback, (bool, np.bool_)):
+            feedback = int(feedback)
+        if not isinstance(feedback, (numbers.Integral, np.integer)) or feedback not in (0, 1):
+            raise ParameterError(f"feedback must be 0 or 1, got {feedback!r}")
+        return x
+
+    def learn(self, x, played, feedback) -> "OneBitBanditLearner":
+        """Update on the (possibly flipped) bit ``feedback`` = 1[played == y] after ``act(x)`` played ``played``."""
+        x = self._check_round(x, played, feedback)
+        self._ensure_initialized(x.shape[0])
+        self._learn_round(x, -1, int(played), int(feedback))
+        self.t_ += 1
+        self._after_round(x, int(played), int(feedback))
+        return self
+
+
+class ExploringBanditLearner(OneBitBanditLearner):
     """Base of Banditron, RCNBF, RCINE, BPA and SOBA: play from AM eq. (3), then update on one bit.
 
-    Subclasses define ``__init__`` (storing their parameters), ``_algo`` and,
-    when the update needs more than W, ``_init_state``/``_kernel_state``.
-    ``gamma`` is a float in [0, 1) or one of ``"cor4.1"``, ``"cor4.2"``,
-    ``"cor4.3"`` (AM Corollaries 4.1-4.3; then ``horizon`` T and ``complexity``
+    Subclasses define ``__init__`` (storing their parameters) and :meth:`_state_record`, plus
+    ``_init_state`` when the update needs more state than W.  ``gamma`` is a float in [0, 1) or one of
+    ``"cor4.1"``, ``"cor4.2"``, ``"cor4.3"`` (AM Corollaries 4.1-4.3; then ``horizon`` T and ``complexity``
     D are needed and the resolved value is the state ``gamma_``).
     """
 
@@ -126,48 +302,3 @@ class ExploringBanditLearner(LinearMulticlassMixin, BanditLearner):
     def _init_state(self, n_features: int) -> None:
         self._init_weights(n_features)
         self.gamma_ = self._resolve_gamma()
-
-    def _rates_assumed(self) -> tuple[float, float]:
-        """(rho0, beta) used by the feedback estimate h; Banditron/BPA/SOBA use the bit as is."""
-        return 0.0, 1.0
-
-    def _kernel_state(self) -> tuple:
-        dummy = _DUMMY[self.W_.dtype]
-        r0, beta = self._rates_assumed()
-        return (self._algo, self.W_.T, dummy, np.zeros(1), self.gamma_, r0, beta)
-
-    # -- the protocol ------------------------------------------------------------------------
-    def act(self, x) -> int:
-        """Draw the label to play for ``x`` from AM eq. (3) (one uniform from the learner's generator)."""
-        x = self._check_x(x)
-        self._ensure_initialized(x.shape[0])
-        idx, val, nnz, s, yhat = self._greedy(x)
-        return int(kern.draw_label(self.rng_.random(), yhat, self.gamma_, self.W_.shape[0]))
-
-    def _check_round(self, x, played, feedback) -> np.ndarray:
-        x = self._check_x(x)
-        K = int(self.n_classes)
-        if isinstance(played, bool) or not isinstance(played, (numbers.Integral, np.integer)) or not 0 <= played < K:
-            raise ParameterError(f"played must be an integer label in [0, {K - 1}], got {played!r}")
-        if isinstance(feedback, (bool, np.bool_)):
-            feedback = int(feedback)
-        if not isinstance(feedback, (numbers.Integral, np.integer)) or feedback not in (0, 1):
-            raise ParameterError(f"feedback must be 0 or 1, got {feedback!r}")
-        return x
-
-    def learn(self, x, played, feedback) -> "ExploringBanditLearner":
-        """Update on the (possibly flipped) bit ``feedback`` = 1[played == y] after ``act(x)`` played ``played``."""
-        x = self._check_round(x, played, feedback)
-        self._ensure_initialized(x.shape[0])
-        idx, val, nnz, s, yhat = self._greedy(x)
-        algo, Wt, At, budget, gamma, r0, beta = self._kernel_state()
-        ok = kern.update(algo, Wt, At, budget, idx, val, 0, nnz, s, -1, yhat, int(played), int(feedback),
-                         gamma, r0, beta)
-        if not ok:
-            raise NumericalError(f"{type(self).__name__}: the update coefficient is not finite; state unchanged")
-        self.t_ += 1
-        self._after_round(x, int(played), int(feedback))
-        return self
-
-    def _after_round(self, x: np.ndarray, played: int, feedback: int) -> None:
-        """Hook for RCINE's log of rounds."""

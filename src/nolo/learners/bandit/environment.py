@@ -8,7 +8,7 @@ the learner plays a label, and the environment returns the bit
 1[played == y] flipped with rates rho0 = P(feedback 1 | truth 0) and
 rho1 = P(feedback 0 | truth 1) by :class:`nolo.noise.FlipChannel` (one uniform u per
 round: a true 1 is flipped when u < rho1, a true 0 when u < rho0); the compiled loop
-applies the same rule to the same uniform (:func:`._kernels.flip`).
+applies the same rule to the same uniform (:func:`._stream.flip`).
 
 Per-round use::
 
@@ -24,7 +24,7 @@ and of the greedy label argmax_r w_r . x.
 
 from __future__ import annotations
 
-import time
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,21 +32,22 @@ import scipy.sparse as sp
 
 from nolo._validation import check_array, check_choice, check_flip_rates, check_int
 from nolo.exceptions import NumericalError, ParameterError
-from nolo.learners.bandit import _kernels as kern
+from nolo.learners.bandit import _stream
 from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
 from nolo.noise import FlipChannel
 from nolo.random import as_generator
 
 __all__ = ["ClassificationBandit", "StreamResult", "run_stream", "log_checkpoints", "ORDERS"]
 
-ORDERS = {"replace": kern.ORDER_REPLACE, "permute": kern.ORDER_PERMUTE, "cycle": kern.ORDER_CYCLE}
+ORDERS = {"replace": _stream.ORDER_REPLACE, "permute": _stream.ORDER_PERMUTE, "cycle": _stream.ORDER_CYCLE}
 REPRESENTATIONS = ("auto", "dense", "csr")
 #: ``representation="auto"`` runs a dense X through the CSR loop when at most this share of its entries is non-zero.
 #: Below 2/3 the float64 CSR copy (8-byte value + 4-byte index per non-zero) is smaller than the dense array, and
 #: the CSR loop skips the dense loop's per-round gather of d coordinates: measured 1.6x faster on USPS (41 %
 #: non-zero), equal on digits (51 %) -- docs/benchmarks-am.md.
 AUTO_CSR_DENSITY = 0.6
-_NO_LOG = np.zeros(0, dtype=np.int64)
+#: largest magnitude a float32 learner accepts in its input (larger values would become inf)
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def log_checkpoints(n_rounds: int, n_points: int = 60) -> np.ndarray:
@@ -94,6 +95,29 @@ def canonical_csr(X, dtype=None) -> sp.csr_matrix:
         X.eliminate_zeros()
         X.sort_indices()
     return X
+
+
+def check_representable(X, dtype, name: str) -> None:
+    """Reject values a ``dtype`` learner cannot hold (float32: |x| > 3.4e38 would become inf), naming ``name``."""
+    if np.dtype(dtype) == np.float32:
+        vals = X.data if sp.issparse(X) else X
+        if vals.size and float(np.max(np.abs(vals))) > FLOAT32_MAX:
+            raise ParameterError(f"{name} must hold values of magnitude <= {FLOAT32_MAX:.4g} for a float32 learner "
+                                 "(larger ones overflow to inf); use dtype='float64'")
+
+
+def check_checkpoints(checkpoints, n_rounds: int) -> np.ndarray:
+    """``checkpoints`` as int64 after checking they are strictly increasing integers in [1, n_rounds]."""
+    cps = np.asarray(checkpoints)
+    ok = cps.ndim == 1 and cps.size > 0 and (np.issubdtype(cps.dtype, np.integer) or (
+        np.issubdtype(cps.dtype, np.floating) and np.all(np.isfinite(cps)) and np.all(cps == np.round(cps))))
+    if ok:
+        cps = cps.astype(np.int64)
+        ok = not (np.any(np.diff(cps) <= 0) or cps[0] < 1 or cps[-1] > n_rounds)
+    if not ok:
+        raise ParameterError(f"checkpoints must be strictly increasing integer round numbers in [1, {n_rounds}], "
+                             f"got {checkpoints!r}")
+    return cps
 
 
 class ClassificationBandit:
@@ -169,7 +193,7 @@ class ClassificationBandit:
     # -- per-round protocol ---------------------------------------------------------------
     def next(self) -> np.ndarray:
         """Draw the next example; returns its dense feature row (its label stays hidden)."""
-        i = int(kern.next_index(ORDERS[self.order], self.X.shape[0], self.perm, self.pos, self.rng))
+        i = int(_stream.next_index(ORDERS[self.order], self.X.shape[0], self.perm, self.pos, self.rng))
         self._current = i
         row = self.X[i]
         return np.asarray(row.toarray()).ravel() if sp.issparse(row) else row
@@ -189,15 +213,15 @@ class ClassificationBandit:
     def run(self, learner, n_rounds: int, checkpoints=None, log: bool = False) -> StreamResult:
         """Play ``n_rounds`` rounds with ``learner`` in the compiled loop; returns a :class:`StreamResult`.
 
+        All or nothing: if the run fails (a non-finite update raises NumericalError, or any other
+        exception), the learner's state, both generators and the visiting order are as before the call.
         ``log=True`` also returns every round's (example index, played label, noisy feedback) in
         ``result.extra["log"]`` -- O(n_rounds) memory, opt-in (a click log for NREst).
         """
         n_rounds = check_int(n_rounds, "n_rounds", low=1)
-        if checkpoints is None:
-            checkpoints = log_checkpoints(n_rounds)
-        cps = np.asarray(checkpoints, dtype=np.int64)
-        if cps.ndim != 1 or cps.size == 0 or np.any(np.diff(cps) <= 0) or cps[0] < 1 or cps[-1] > n_rounds:
-            raise ParameterError("checkpoints must be strictly increasing round numbers in [1, n_rounds]")
+        cps = check_checkpoints(log_checkpoints(n_rounds) if checkpoints is None else checkpoints, n_rounds)
+        if not isinstance(log, (bool, np.bool_)):
+            raise ParameterError(f"log must be True or False, got {log!r}")
         if int(learner.n_classes) < self.n_classes:
             raise ParameterError(
                 f"learner.n_classes must be >= {self.n_classes} (labels in y), got {learner.n_classes}"
@@ -205,64 +229,21 @@ class ClassificationBandit:
         learner._ensure_initialized(self.n_features)
         if learner.n_features_in_ != self.n_features:
             raise ParameterError(f"learner expects {learner.n_features_in_} features, the data have {self.n_features}")
-        X = self._X_as(learner.W_.dtype)
-        out_p = np.zeros(cps.size, dtype=np.int64)
-        out_g = np.zeros(cps.size, dtype=np.int64)
-        counters = np.zeros(4, dtype=np.int64)
-        order = ORDERS[self.order]
-        segment = getattr(learner, "_segment_length", None)
-        if log and segment is not None:
-            raise ParameterError(f"log=True is not available for {type(learner).__name__} (it keeps its own block log)")
-        t0 = time.perf_counter()
-        extra0 = learner._run_extras() if hasattr(learner, "_run_extras") else {}
-        done = 0
-        while done < n_rounds:
-            n = n_rounds - done if segment is None else segment(n_rounds - done)
-            if segment is not None:
-                log_i = np.empty(n, dtype=np.int64)
-                log_p = np.empty(n, dtype=np.int64)
-                log_f = np.empty(n, dtype=np.int64)
-            elif log:
-                log_i = np.empty(n, dtype=np.int64)
-                log_p = np.empty(n, dtype=np.int64)
-                log_f = np.empty(n, dtype=np.int64)
-            else:
-                log_i = log_p = log_f = _NO_LOG
-            algo, Wt, At, budget, gamma, r0a, beta_a = learner._kernel_state()
-            rngs = [self.rng, learner.rng_]
-            states = [pcg64_state(g) for g in rngs]  # PCG64 generators are stepped inline (same draws)
-            if rngs[1] is rngs[0]:  # one generator shared by the environment and the learner: one state
-                states[1] = states[0]
-            common = (n, order, self.perm, self.pos, *(g if st is None else st for g, st in zip(rngs, states)),
-                      gamma, r0a, beta_a, self.rho0, self.rho1, cps, out_p, out_g, counters, log_i, log_p, log_f)
-            try:
-                if sp.issparse(X):
-                    status, k = kern.stream_csr(algo, Wt, At, budget, X.indptr, X.indices, X.data, self.y,
-                                                *common)
-                else:
-                    status, k = kern.stream_dense(algo, Wt, At, budget, X, self.y, *common)
-            finally:
-                for g, st in zip(rngs[:1] if rngs[1] is rngs[0] else rngs, states):
-                    if st is not None:
-                        store_pcg64_state(g, st)
-            learner.t_ += int(k)
-            if status != kern.OK:
-                raise NumericalError(
-                    f"{type(learner).__name__}: a non-finite update coefficient at round {learner.t_ + 1}; "
-                    "that round's update was not applied"
-                )
-            if segment is not None:
-                learner._after_segment(X, log_i, log_p, log_f)
-            done += n
-        seconds = time.perf_counter() - t0
-        extra = {}
-        if hasattr(learner, "_run_extras"):
-            extra1 = learner._run_extras()
-            extra = {k: extra1[k] - extra0.get(k, 0.0) for k in extra1}
-            if "nrest_seconds" in extra and seconds > 0:
-                extra["nrest_share"] = extra["nrest_seconds"] / seconds  # RCINE: share of the run spent in NREst
-        if log:
-            extra["log"] = {"index": log_i, "played": log_p, "feedback": log_f}
+        check_representable(self.X, learner.dtype, "X")  # before the cast that would make inf
+        X = self._X_as(learner.dtype)
+        rows = _stream.csr_rows(X) if sp.issparse(X) else _stream.dense_rows(X)
+        env_state = pcg64_state(self.rng)  # PCG64 generators are stepped inline (same draws)
+        env = _stream.EnvState(ORDERS[self.order], self.perm, self.pos, self.rng if env_state is None else env_state,
+                               self.rho0, self.rho1)
+        saved = (copy.deepcopy(self.rng.bit_generator.state), self.perm.copy(), self.pos.copy())
+        try:
+            out_p, out_g, extra, seconds = learner._play_stream(
+                _stream.StreamInput(rows, X, self.y, env, self.rng), n_rounds, cps, bool(log))
+        except BaseException:
+            self.rng.bit_generator.state, self.perm[:], self.pos[:] = saved
+            raise
+        if env_state is not None:
+            store_pcg64_state(self.rng, env_state)
         return StreamResult(cps, out_p, out_g, n_rounds, seconds, extra)
 
 

@@ -10,8 +10,8 @@ from numba import njit
 
 from nolo._validation import check_int, check_scalar
 from nolo.exceptions import ParameterError
-from nolo.learners.bandit import _kernels as kern
 from nolo.learners.bandit._linear import ExploringBanditLearner
+from nolo.learners.bandit.rcnbf import ExpHState, exp_h_record
 from nolo.random import spawn
 
 __all__ = ["RCINE", "DEFAULT_ESTIMATOR_PARAMS"]
@@ -20,6 +20,8 @@ __all__ = ["RCINE", "DEFAULT_ESTIMATOR_PARAMS"]
 #: block (and ``warm_refit_epochs`` epochs) afterwards; NREst's other defaults apply (``engine="numpy"``,
 #: float32, one BLAS thread).
 DEFAULT_ESTIMATOR_PARAMS = {"hidden_layer_sizes": (32,), "max_iter": 5, "warm_start": True}
+#: upper bound of ``warm_refit_epochs`` (each epoch is a pass over the reservoir; 2**63 would never end)
+MAX_WARM_REFIT_EPOCHS = 10_000
 
 
 @njit(cache=True, nogil=True)
@@ -85,9 +87,41 @@ class RCINE(ExploringBanditLearner):
     [0, ``rho_max``] (default 0.49, so beta >= 0.02): the paper omits this safeguard, without
     which h blows up when rho0_hat + rho1_hat >= 1 (baselines.md 6.3).  ``nrest_seconds_``
     accumulates the time spent in NREst (a stream run reports its share).
+
+    Parameters
+    ----------
+    n_classes : int >= 2
+        Number of labels K.
+    gamma : float in [0, 1) or {"cor4.1", "cor4.2", "cor4.3"}
+        Exploration rate of AM eq. (3).
+    refit_every : int >= 10
+        N_s, rounds per block between two NREst refits.
+    reservoir_size : int >= 10
+        Rounds of a block kept (uniform reservoir sample) for the refit.
+    estimator : nolo.noise_rates.NREst or None
+        The rate estimator (AM Algorithm 3); None uses ``DEFAULT_ESTIMATOR_PARAMS``.
+    warm_refit_epochs : int in [1, 10000] or None
+        Epochs of each warm-started refit after the first (None: the estimator's ``max_iter``).
+    rho_max : float in [0, 0.5]
+        Cap of the estimated rates (so beta >= 1 - 2 rho_max).
+    horizon, complexity : for a corollary gamma (T and D).
+    dtype : {"float64", "float32"}
+        Precision of the weights.
+    seed : int, numpy Generator or None
+        The learner's generator (one uniform per played label; the reservoir's generator is spawned from it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.learners.bandit import RCINE, run_stream
+    >>> X = np.random.default_rng(0).normal(size=(200, 5)); y = (X[:, 0] > 0).astype(int)
+    >>> m = RCINE(n_classes=2, gamma=0.1, refit_every=100, reservoir_size=50, seed=0)
+    >>> r = run_stream(m, X, y, 300, rho0=0.1, rho1=0.1, seed=1)
+    >>> m.t_, m.estimates_.shape   # 300 rounds, 3 blocks of N_s = 100 rounds, one refit each
+    (300, (3, 2))
     """
 
-    _algo = kern.EXP_H
+    _logs_rounds = True
 
     def __init__(self, n_classes=2, gamma=0.05, refit_every=50_000, reservoir_size=2_000, estimator=None,
                  warm_refit_epochs=2, rho_max=0.49, horizon=None, complexity=1.0, dtype="float64", seed=None):
@@ -108,7 +142,7 @@ class RCINE(ExploringBanditLearner):
         check_int(self.refit_every, "refit_every", low=10)
         check_int(self.reservoir_size, "reservoir_size", low=10)
         if self.warm_refit_epochs is not None:
-            check_int(self.warm_refit_epochs, "warm_refit_epochs", low=1)
+            check_int(self.warm_refit_epochs, "warm_refit_epochs", low=1, high=MAX_WARM_REFIT_EPOCHS)
         check_scalar(self.rho_max, "rho_max", low=0.0, high=0.5)
         from nolo.noise_rates import NREst
 
@@ -129,8 +163,8 @@ class RCINE(ExploringBanditLearner):
         self.nrest_weights_ = None
         self.nrest_seconds_ = 0.0
 
-    def _rates_assumed(self) -> tuple[float, float]:
-        return self.rho0_hat_, 1.0 - self.rho0_hat_ - self.rho1_hat_
+    def _state_record(self) -> ExpHState:
+        return exp_h_record(self.gamma_, self.rho0_hat_, 1.0 - self.rho0_hat_ - self.rho1_hat_, self.W_.shape[0])
 
     # -- the block log and the refits -------------------------------------------------------
     def _after_round(self, x: np.ndarray, played: int, feedback: int) -> None:
@@ -188,3 +222,8 @@ class RCINE(ExploringBanditLearner):
 
     def _run_extras(self) -> dict:
         return {"nrest_seconds": float(getattr(self, "nrest_seconds_", 0.0))}
+
+    def _finish_extras(self, extra: dict, seconds: float) -> dict:
+        if seconds > 0:
+            extra["nrest_share"] = extra["nrest_seconds"] / seconds  # the share of the run spent in NREst
+        return extra

@@ -1,0 +1,53 @@
+"""The play rules shared by the linear bandit learners: greedy (Perceptron) and AM eq. (3) exploration.
+
+Each is a compiled ``act(state, sp, K, rng) -> (greedy label, played label)`` for a state record
+(see :mod:`._stream`): ``sp`` holds the K scores padded to a multiple of LANES (zeros beyond K).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from nolo.learners.bandit._pcg64 import uniform
+from nolo.learners.bandit._simd import argmax_padded
+
+__all__ = ["draw_label", "play_probability", "greedy_act", "explore_act"]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw_label(u, yhat, gamma, K):
+    """Play from P(r) = (1 - gamma) 1[r = yhat] + gamma / K with the single uniform ``u`` (AM eq. 3).
+
+    ``u < 1 - gamma`` plays ``yhat``; otherwise the label ``floor((u - (1 - gamma)) / gamma * K)``,
+    uniform over all K labels.
+    """
+    keep = 1.0 - gamma
+    if u < keep:
+        return yhat
+    r = int((u - keep) / gamma * K)
+    if r >= K:
+        r = K - 1
+    return r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def play_probability(r, yhat, gamma, K):
+    """P(r) of AM eq. (3)."""
+    p = gamma / K
+    if r == yhat:
+        p += 1.0 - gamma
+    return p
+
+
+@njit(cache=True, nogil=True, inline="always")
+def greedy_act(state, sp, K, rng):
+    """Play the greedy label argmax_k s_k (ties to the smallest k); draws nothing."""
+    yhat = argmax_padded(sp, K)
+    return yhat, yhat
+
+
+@njit(cache=True, nogil=True, inline="always")
+def explore_act(state, sp, K, rng):
+    """AM eq. (3): the greedy label and a label drawn with one uniform from ``rng``; reads ``state.gamma``."""
+    yhat = argmax_padded(sp, K)
+    return yhat, draw_label(uniform(rng), yhat, state.gamma, K)

@@ -1,0 +1,491 @@
+"""The one compiled stream loop of the bandit learners, its row accessors, the environment's draws, and the
+plug-in points :func:`act` / :func:`update` through which every algorithm enters it.
+
+Plug-in contract (see the package docstring and docs/bandit-core.md): an algorithm's state is a
+``typing.NamedTuple`` subclass -- its *record* -- whose class names two compiled functions::
+
+    class MyState(NamedTuple):
+        gamma: float                      # fields: whatever the rule reads (scalars, arrays)
+        act = my_act                      # (state, sp, K, rng) -> (greedy label, played label)
+        update = my_update                # (state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback) -> ok
+        adjust = my_adjust                # optional: (state, Wt, s, K) -> None, e.g. s[:K] += bias
+
+:func:`act` and :func:`update` dispatch on the record's class at compile time, so :func:`run_rounds`
+is ONE loop compiled (and cached, ``cache=True``) once per record type, with the algorithm's rule
+inlined; a record without ``act``/``update`` does not compile -- there are no algorithm codes.
+The optional ``adjust`` finishes the K linear scores ``W x`` in place before ``act`` and ``update`` see
+them, on every path (stream, per-round act and learn): a learner with a per-class bias (SquareCB's
+regression oracles on [x, 1], whose ``Wt`` has a row d beyond x's d coordinates) adds it there.
+Without it the scores are W x (nothing is compiled in).
+
+Everything random is one uniform ``Generator.random()`` per decision, drawn from the *same*
+generator objects the Python API uses (numba shares the bit generator's state; numpy's PCG64 is
+stepped inline, :mod:`._pcg64`), in the same order:
+
+* environment generator: ``u_index`` (only for ``order="replace"``; a new permutation for
+  ``order="permute"`` draws ``n - 1`` uniforms at the start of each pass), then ``u_flip`` for the
+  feedback channel -- every round, also when the flip rates are 0, so noise settings share their
+  random numbers;
+* learner generator: whatever the record's ``act`` draws (one uniform for AM eq. (3), none for the
+  Perceptron).
+
+The per-round Python API (``act``/``learn``) calls the same ``act``/``update`` through
+:func:`act_round`/:func:`learn_round`, with the same score arithmetic, so both paths give
+bit-identical weights for the same seeds.
+
+Rows: :class:`DenseRows` (a C-contiguous array; each row's non-zeros gathered per round) and
+:class:`CsrRows` (a canonical CSR matrix) are served to the loop through one accessor
+(:func:`row_of`, :func:`prefetch_row`, :func:`prefetch_pointers`): one loop, two representations.
+The next example's index is drawn right after this round's feedback (the per-round order) so that
+its row can be prefetched while this round's update runs; on data larger than the L2 cache with a
+PCG64 environment, a copy of its state peeks LOOKAHEAD rounds ahead and rows are prefetched
+ROW_AHEAD rounds ahead (SynSep 2.9M -> 7.8M rounds/s).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+from numba.extending import overload
+
+from nolo.learners.bandit._pcg64 import lookahead_copy, uniform
+from nolo.learners.bandit._simd import (LANES, argmax_first, borrowed, gather_dense, padded,
+                                        prefetch, scores, scores_padded)
+
+ORDER_REPLACE, ORDER_PERMUTE, ORDER_CYCLE = 0, 1, 2
+# status codes returned by the stream loop
+OK, NONFINITE = 0, 1
+
+#: ring of upcoming example indices peeked from a copy of the environment's PCG64 state (power of two)
+LOOKAHEAD = 8
+#: rows are prefetched this many rounds ahead (their index-pointer entries LOOKAHEAD - 1 rounds ahead)
+ROW_AHEAD = 2
+#: peek only when the data outgrow the L2 cache; smaller data sets stay cached and would only pay the peeking
+PEEK_MIN_BYTES = 1 << 21
+
+
+# ---------------------------------------------------------------------------------------------
+# the plug-in points: dispatch on the algorithm's state record
+# ---------------------------------------------------------------------------------------------
+
+
+def _rule(state, name):
+    cls = getattr(state, "instance_class", None)
+    fn = getattr(cls, name, None)
+    if fn is None:
+        raise TypeError(f"{state} is not a bandit state record: its class must name a compiled `{name}` "
+                        "(see nolo.learners.bandit)")
+    return fn
+
+
+def act(state, sp, K, rng):
+    """(greedy label, played label) of the algorithm whose record is ``state`` (compiled code only)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(act, inline="always")
+def _act(state, sp, K, rng):
+    fn = _rule(state, "act")
+    return lambda state, sp, K, rng: fn(state, sp, K, rng)
+
+
+def update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
+    """The algorithm's update of one round (compiled code only); False when it wrote a non-finite value."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(update, inline="always")
+def _update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
+    fn = _rule(state, "update")
+    return lambda state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback: fn(
+        state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback)
+
+
+def adjust(state, Wt, s, K):
+    """The record's optional in-place change of the K scores ``s[:K]`` of the weights ``Wt`` (a bias term); none by
+    default (compiled code only)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(adjust, inline="always")
+def _adjust(state, Wt, s, K):
+    fn = getattr(getattr(state, "instance_class", None), "adjust", None)
+    if fn is None:
+        return lambda state, Wt, s, K: None
+    return lambda state, Wt, s, K: fn(state, Wt, s, K)
+
+
+# ---------------------------------------------------------------------------------------------
+# the environment: visiting order and the feedback channel
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def flip(bit, u, rho0, rho1):
+    """Noisy feedback: a true 1 becomes 0 when u < rho1, a true 0 becomes 1 when u < rho0 (AM section 3)."""
+    if bit == 1:
+        return 0 if u < rho1 else 1
+    return 1 if u < rho0 else 0
+
+
+@njit(cache=True, nogil=True)
+def shuffle(perm, rng):
+    """Fisher-Yates with one uniform per position (n - 1 draws), from the environment generator."""
+    n = perm.shape[0]
+    for i in range(n - 1, 0, -1):
+        j = int(uniform(rng) * (i + 1))
+        if j > i:
+            j = i
+        tmp = perm[i]
+        perm[i] = perm[j]
+        perm[j] = tmp
+
+
+@njit(cache=True, nogil=True, inline="always")
+def next_index(order, n, perm, pos, rng):
+    """The next example index of the stream; ``pos`` is a one-element position counter."""
+    if order == ORDER_REPLACE:
+        i = int(uniform(rng) * n)
+        if i >= n:
+            i = n - 1
+        return i
+    p = pos[0]
+    if p % n == 0 and order == ORDER_PERMUTE:
+        shuffle(perm, rng)
+    pos[0] = p + 1
+    if order == ORDER_PERMUTE:
+        return perm[p % n]
+    return p % n
+
+
+class EnvState(NamedTuple):
+    """The environment as the loop sees it: visiting order (ORDER_*), permutation and position (advanced in
+    place), its generator (a numpy Generator or a PCG64 state array) and the flip rates."""
+
+    order: int
+    perm: np.ndarray
+    pos: np.ndarray
+    rng: object
+    rho0: float
+    rho1: float
+
+
+class Recorder(NamedTuple):
+    """Outputs of a stream call: mistakes at ``checkpoints``; ``counters`` = [rounds done, played mistakes,
+    greedy mistakes, next checkpoint slot] (read at the start, written back at the end); when ``log_index`` has
+    length >= the call's rounds, round r's (example index, played label, noisy feedback) goes to slot r."""
+
+    checkpoints: np.ndarray
+    out_played: np.ndarray
+    out_greedy: np.ndarray
+    counters: np.ndarray
+    log_index: np.ndarray
+    log_played: np.ndarray
+    log_feedback: np.ndarray
+
+
+class StreamInput(NamedTuple):
+    """What an environment hands a learner for a compiled run: the row accessor (:class:`DenseRows` or
+    :class:`CsrRows`) and the matrix itself in the learner's dtype, the labels, the environment's record for
+    the loop and its generator object (a learner seeded with that very generator shares its state array)."""
+
+    rows: tuple
+    X: object
+    y: np.ndarray
+    env: EnvState
+    env_generator: np.random.Generator
+
+
+# ---------------------------------------------------------------------------------------------
+# rows: one accessor over dense and CSR data
+# ---------------------------------------------------------------------------------------------
+
+
+class DenseRows(NamedTuple):
+    """A C-contiguous (n, d) array; ``idx``/``val`` (length d) receive a row's non-zeros each round."""
+
+    X: np.ndarray
+    idx: np.ndarray
+    val: np.ndarray
+
+
+class CsrRows(NamedTuple):
+    """A canonical CSR matrix (sorted indices, no explicit zeros): a row is ``indices/data[indptr[i]:indptr[i+1]]``."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+
+
+def dense_rows(X) -> DenseRows:
+    return DenseRows(X, np.empty(X.shape[1], dtype=np.int64), np.empty(X.shape[1], dtype=X.dtype))
+
+
+def csr_rows(X) -> CsrRows:
+    return CsrRows(X.indptr, X.indices, X.data)
+
+
+def _is(rows, cls):
+    return getattr(rows, "instance_class", None) is cls
+
+
+def row_of(rows, i):
+    """(indices, values, lo, hi) of row ``i``: its non-zeros are ``indices/values[lo:hi]`` (compiled code only)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(row_of, inline="always")
+def _row_of(rows, i):
+    if _is(rows, DenseRows):
+        def impl(rows, i):
+            return rows.idx, rows.val, 0, gather_dense(rows.X, i, rows.idx, rows.val)
+        return impl
+    if _is(rows, CsrRows):
+        return lambda rows, i: (rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1])
+
+
+def n_rows(rows):
+    raise NotImplementedError("compiled code only")
+
+
+@overload(n_rows, inline="always")
+def _n_rows(rows):
+    if _is(rows, DenseRows):
+        return lambda rows: rows.X.shape[0]
+    if _is(rows, CsrRows):
+        return lambda rows: rows.indptr.shape[0] - 1
+
+
+def data_nbytes(rows):
+    raise NotImplementedError("compiled code only")
+
+
+@overload(data_nbytes, inline="always")
+def _data_nbytes(rows):
+    if _is(rows, DenseRows):
+        return lambda rows: rows.X.nbytes
+    if _is(rows, CsrRows):
+        return lambda rows: rows.data.nbytes + rows.indices.nbytes
+
+
+def prefetch_row(rows, i):
+    """Hint the CPU to fetch row ``i``'s data (compiled code only)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(prefetch_row, inline="always")
+def _prefetch_row(rows, i):
+    if _is(rows, DenseRows):
+        def impl(rows, i):
+            X = rows.X
+            prefetch(X, i * X.strides[0], i * X.strides[0] + X.shape[1] * X.itemsize)
+        return impl
+    if _is(rows, CsrRows):
+        def impl(rows, i):
+            a, b = rows.indptr[i], rows.indptr[i + 1]
+            prefetch(rows.indices, a * rows.indices.itemsize, b * rows.indices.itemsize)
+            prefetch(rows.data, a * rows.data.itemsize, b * rows.data.itemsize)
+        return impl
+
+
+def prefetch_pointers(rows, y, i):
+    """Hint the CPU to fetch what locating row ``i`` reads (CSR: its index pointers and label; dense: nothing)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(prefetch_pointers, inline="always")
+def _prefetch_pointers(rows, y, i):
+    if _is(rows, DenseRows):
+        return lambda rows, y, i: None
+    if _is(rows, CsrRows):
+        def impl(rows, y, i):
+            prefetch(rows.indptr, i * rows.indptr.itemsize, (i + 2) * rows.indptr.itemsize)
+            prefetch(y, i * y.itemsize, (i + 1) * y.itemsize)
+        return impl
+
+
+# ---------------------------------------------------------------------------------------------
+# the loop
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _peek_index(shadow, n):
+    """The example index of the round after the next, from the lookahead copy of the environment state.
+
+    With ``order="replace"`` the environment's draws alternate index, flip, index, flip, ...: skip the
+    flip, take the index (the same arithmetic as :func:`next_index`).
+    """
+    uniform(shadow)
+    i = int(uniform(shadow) * n)
+    if i >= n:
+        i = n - 1
+    return i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lookahead_start(env_rng, order, n, nbytes, ahead):
+    """Fill ``ahead[r]`` with the index of rounds r = 1..LOOKAHEAD-1 (round 0's is drawn); return (shadow, on).
+
+    On only for a PCG64 environment state (a numpy Generator cannot be copied in compiled code),
+    ``order="replace"`` (the paper's) and data larger than PEEK_MIN_BYTES: random rows of a large
+    data set come from memory, ~100 ns away, and a row prefetched only one round ahead arrives late
+    (SynSep 10^5 x 400: 3.1M rounds/s drawn at random vs 9.0M visited in order).
+    """
+    shadow, on = lookahead_copy(env_rng)
+    on = on and order == ORDER_REPLACE and nbytes > PEEK_MIN_BYTES
+    if on:
+        for k in range(1, LOOKAHEAD):
+            ahead[k] = _peek_index(shadow, n)
+    return shadow, on
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _record(done, n_played, n_greedy, slot, checkpoints, out_played, out_greedy):
+    """Write the cumulative mistakes into every checkpoint slot equal to ``done``; return the next slot."""
+    while slot < checkpoints.shape[0] and checkpoints[slot] == done:
+        out_played[slot] = n_played
+        out_greedy[slot] = n_greedy
+        slot += 1
+    return slot
+
+
+def _run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+    """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` on the weights ``Wt`` (d, K).
+
+    ``rows`` is a :class:`DenseRows` or :class:`CsrRows`, ``y`` the labels, ``env`` an :class:`EnvState`,
+    ``lrn_rng`` the learner's generator (numpy Generator or PCG64 state array; it may be ``env.rng``
+    itself), ``rec`` a :class:`Recorder`.  Returns (status, rounds done in this call); on NONFINITE the
+    weights hold the failing round's write and the caller restores its snapshot.
+    """
+    Wp, sp = padded(Wt)
+    status, r = _loop(state, Wp, Wt.shape[1], rows, y, n_rounds, env, lrn_rng, rec, sp)
+    Wt[:, :] = Wp[:, :Wt.shape[1]]
+    return status, r
+
+
+def _run_rounds_uncached(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+    Wp, sp = padded(Wt)
+    status, r = _loop_uncached(state, Wp, Wt.shape[1], rows, y, n_rounds, env, lrn_rng, rec, sp)
+    Wt[:, :] = Wp[:, :Wt.shape[1]]
+    return status, r
+
+
+def _loop_impl(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
+    b = borrowed  # the callers hold the owners for the whole call (see borrowed)
+    state, Wp, rows, y, env, lrn_rng, rec, sp = b(state), b(Wp), b(rows), b(y), b(env), b(lrn_rng), b(rec), b(sp)
+    env_rng, perm, pos, order = env.rng, env.perm, env.pos, env.order
+    n = n_rows(rows)
+    Wt, s = Wp[:, :K], sp[:K]
+    do_log = rec.log_index.shape[0] >= n_rounds
+    counters = rec.counters
+    # plain names: numba 0.68 dropped the writes of `rec.log_index[r] = i` in this loop (seen, not explained)
+    log_index, log_played, log_feedback = rec.log_index, rec.log_played, rec.log_feedback
+    done, n_played, n_greedy, slot = counters[0], counters[1], counters[2], counters[3]
+    status, r = OK, 0
+    i = next_index(order, n, perm, pos, env_rng) if n_rounds > 0 else 0
+    ahead = np.zeros(LOOKAHEAD, dtype=np.int64)
+    shadow, peek = _lookahead_start(env_rng, order, n, data_nbytes(rows), ahead)
+    while r < n_rounds:
+        idx, val, lo, hi = row_of(rows, i)
+        yi = y[i]
+        scores_padded(Wp, idx, val, lo, hi, sp)
+        adjust(state, Wt, sp, K)
+        yhat, played = act(state, sp, K, lrn_rng)
+        fb = flip(1 if played == yi else 0, uniform(env_rng), env.rho0, env.rho1)
+        i_next = i
+        if r + 1 < n_rounds:  # the next index draw follows this round's feedback draw, as in the per-round API
+            i_next = next_index(order, n, perm, pos, env_rng)
+            ahead_row = i_next
+            if peek:  # pointers of round r + LOOKAHEAD, row of round r + ROW_AHEAD (its pointers fetched earlier)
+                far = _peek_index(shadow, n)
+                ahead[r % LOOKAHEAD] = far
+                prefetch_pointers(rows, y, far)
+                ahead_row = ahead[(r + ROW_AHEAD) % LOOKAHEAD]
+            prefetch_row(rows, ahead_row)
+        if not update(state, Wt, idx, val, lo, hi, s, yi, yhat, played, fb):
+            status = NONFINITE
+            break
+        n_played += played != yi
+        n_greedy += yhat != yi
+        done += 1
+        if do_log:
+            log_index[r] = i
+            log_played[r] = played
+            log_feedback[r] = fb
+        slot = _record(done, n_played, n_greedy, slot, rec.checkpoints, rec.out_played, rec.out_greedy)
+        r += 1
+        i = i_next
+    counters[0], counters[1], counters[2], counters[3] = done, n_played, n_greedy, slot
+    return status, r
+
+
+# The loop is cached on disk for nolo's own records only.  numba's cache index pickles the record class of
+# every compiled signature by reference and unpickles the whole index on each load, so a record defined in a
+# user's script would make every later process that cannot import that script fail to load the loop; such
+# records get the same loop compiled in memory (the same code, compiled once per process).
+_loop = njit(cache=True, nogil=True, error_model="numpy")(_loop_impl)  # no zero-divisor checks: none can be 0
+_loop_uncached = njit(cache=False, nogil=True, error_model="numpy")(_loop_impl)
+_run_rounds_cached = njit(cache=True, nogil=True)(_run_rounds)
+_run_rounds_uncached = njit(cache=False, nogil=True)(_run_rounds_uncached)
+
+
+def _cacheable(state) -> bool:
+    return type(state).__module__.startswith("nolo.")
+
+
+def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
+    """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` (see :func:`_run_rounds`)."""
+    fn = _run_rounds_cached if _cacheable(state) else _run_rounds_uncached
+    return fn(state, Wt, rows, y, n_rounds, env, lrn_rng, rec)
+
+
+# ---------------------------------------------------------------------------------------------
+# the per-round API's entry points: the same act/update, the scalar score arithmetic (same bits)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _round_scores(Wt, idx, val, nnz):
+    K = Wt.shape[1]
+    sp = np.zeros(LANES * ((K + LANES - 1) // LANES), dtype=Wt.dtype)
+    scores(Wt, idx, val, 0, nnz, sp[:K])
+    return sp
+
+
+def _act_round(state, Wt, idx, val, nnz, rng):
+    """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
+    sp = _round_scores(Wt, idx, val, nnz)
+    adjust(state, Wt, sp, Wt.shape[1])
+    return act(state, sp, Wt.shape[1], rng)
+
+
+def _learn_round(state, Wt, idx, val, nnz, y, played, feedback):
+    """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
+    K = Wt.shape[1]
+    sp = _round_scores(Wt, idx, val, nnz)
+    adjust(state, Wt, sp, K)
+    yhat = argmax_first(sp[:K])
+    return update(state, Wt, idx, val, 0, nnz, sp[:K], y, yhat, played, feedback), yhat
+
+
+_act_round_cached, _act_round_uncached = (njit(cache=c, nogil=True)(_act_round) for c in (True, False))
+_learn_round_cached, _learn_round_uncached = (njit(cache=c, nogil=True)(_learn_round) for c in (True, False))
+
+
+def act_round(state, Wt, idx, val, nnz, rng):
+    """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
+    fn = _act_round_cached if _cacheable(state) else _act_round_uncached
+    return fn(state, Wt, idx, val, nnz, rng)
+
+
+def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
+    """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
+    fn = _learn_round_cached if _cacheable(state) else _learn_round_uncached
+    return fn(state, Wt, idx, val, nnz, y, played, feedback)
+
+
+__all__ = ["act", "update", "adjust", "run_rounds", "act_round", "learn_round", "EnvState", "Recorder", "StreamInput", "DenseRows",
+           "CsrRows", "dense_rows", "csr_rows", "flip", "next_index", "shuffle"]

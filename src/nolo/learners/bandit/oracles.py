@@ -1,0 +1,257 @@
+"""Online regression oracles for :class:`nolo.learners.bandit.SquareCB`: one model of E[target | x, a] per class.
+
+Every oracle is linear in z = [x, 1] per class: its coefficients are the learner's weights ``Wt``
+(D, K), D = d + 1, row d the bias -- the array the bandit core's stream loop scores (:mod:`._stream`;
+x has d coordinates, so the scores are W x over rows 0..d-1: the core's fused multiply-adds, the same
+bits on every path) to which SquareCB's ``adjust`` hook adds row d.  An oracle is a *state record*
+(a ``NamedTuple`` holding whatever its step needs beyond Wt; numba passes its arrays by reference) and one
+compiled step on rows given as ``(idx, val, lo, hi)`` -- the non-zeros ``idx[lo:hi]`` / ``val[lo:hi]``
+of x, the core's row convention:
+
+* ``update(oracle, Wt, idx, val, lo, hi, a, pred, target)``: one square-loss step on class ``a`` only
+  (``pred`` = the current prediction for class a); returns False, and writes nothing, when a
+  coefficient would not be finite.
+
+:func:`oracle_update` dispatches on the record's type at compile time (``numba.extending.overload``);
+a new oracle is a record and an ``@overload`` branch.  :func:`linear_predict` gives the predictions of
+one row (the per-round arithmetic), :func:`fit_rows` runs updates over logged rows.
+
+Oracles
+-------
+``"ridge"`` -- :class:`RidgeState`: per-class ridge regression (recursive least squares) on z = [x, 1]:
+    theta_a = (lam I + sum_s z_s z_s^T)^{-1} sum_s z_s r_s over the rounds s where a was played.
+    Kept as P_a = (lam I + Z_a^T Z_a)^{-1} (K x D x D, D = d + 1; index d is the bias) and theta = (W, bias); an
+    update is
+    the Sherman-Morrison rank-one step u = P_a z / sqrt(1 + z^T P_a z), theta_a += u (r - theta_a z)
+    / sqrt(1 + z^T P_a z), P_a -= u u^T (exactly symmetric): O(D nnz + D^2) time on the played class,
+    memory O(K D^2).
+``"ogd"`` -- :class:`OGDState`: per-class normalised adaptive online gradient descent on the square loss
+    in the style of Vowpal Wabbit's default (``--adaptive --normalized --invariant``; Ross, Mineiro &
+    Langford 2013; Karampatziakis & Langford 2011): per coordinate the largest |x_j| seen (s_j, weights
+    rescaled when it grows), the sum of squared gradients G_j, rate_j = 1 / (s_j sqrt(G_j)), the global
+    normaliser sqrt(n_a / N_a) (N_a = sum of sum_j (x_j/s_j)^2 over the class's updates) and the
+    importance-invariant step that moves the prediction by (r - pred)(1 - exp(-eta_t sum_j x_j^2 rate_j))
+    -- it never overshoots the target.  O(nnz) per update, memory O(K D).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+from numba.extending import overload
+
+from nolo.exceptions import ParameterError
+from nolo.learners.bandit._simd import scores
+from nolo.learners.bandit._stream import row_of
+
+__all__ = ["RidgeOracle", "OGDOracle", "ORACLES", "ridge_oracle", "ogd_oracle", "ridge_update", "ogd_update",
+           "oracle_update", "linear_predict", "fit_rows", "ridge_bytes", "RIDGE_MAX_BYTES"]
+
+ORACLES = ("ridge", "ogd")
+#: the ridge oracle refuses a (K, d) whose K (d + 1)^2 float64 inverses would exceed this many bytes by default
+RIDGE_MAX_BYTES = 2 * 1024 ** 3
+
+
+class RidgeOracle(NamedTuple):
+    """P (K, D, D): the inverses (lam I + Z_a^T Z_a)^{-1} (index d = the bias)."""
+
+    P: np.ndarray
+
+
+class OGDOracle(NamedTuple):
+    """G, S (D, K): sums of squared gradients and largest |x_j| seen (row d = the bias); N, n (K,):
+    normaliser sums and update counts; buf (D,): scratch (the rates of the current step); eta: learning rate."""
+
+    G: np.ndarray
+    S: np.ndarray
+    N: np.ndarray
+    n: np.ndarray
+    buf: np.ndarray
+    eta: float
+
+
+def ridge_bytes(n_classes: int, n_features: int) -> int:
+    """Bytes of the ridge oracle's inverses: K (d + 1)^2 float64."""
+    return int(n_classes) * (int(n_features) + 1) ** 2 * 8
+
+
+def check_ridge_bytes(n_classes: int, n_features: int, max_bytes: int = RIDGE_MAX_BYTES) -> None:
+    """ParameterError when the ridge oracle's inverses would exceed ``max_bytes``."""
+    need = ridge_bytes(n_classes, n_features)
+    if need > max_bytes:
+        raise ParameterError(
+            f"oracle='ridge' keeps one (d+1) x (d+1) float64 inverse per class: K={n_classes}, d={n_features} needs "
+            f"{need / 2**30:.2f} GiB, more than max_bytes={max_bytes / 2**30:.2f} GiB; use oracle='ogd' (O(K d) memory) "
+            "or raise max_bytes")
+
+
+def ridge_inverses(n_classes: int, n_features: int, lam: float, max_bytes: int = RIDGE_MAX_BYTES) -> np.ndarray:
+    """Fresh P: K copies of I / lam; refuses (ParameterError) more than ``max_bytes``."""
+    check_ridge_bytes(n_classes, n_features, max_bytes)
+    D = int(n_features) + 1
+    P = np.zeros((int(n_classes), D, D))
+    for a in range(int(n_classes)):
+        np.fill_diagonal(P[a], 1.0 / float(lam))
+    return P
+
+
+def ridge_oracle(n_classes: int, n_features: int, lam: float, max_bytes: int = RIDGE_MAX_BYTES) -> RidgeOracle:
+    """A fresh ridge oracle (P_a = I / lam); its weights (the caller's (d + 1, K) array) start at 0."""
+    return RidgeOracle(ridge_inverses(n_classes, n_features, lam, max_bytes))
+
+
+def ogd_oracle(n_classes: int, n_features: int, eta: float) -> OGDOracle:
+    D, K = int(n_features) + 1, int(n_classes)
+    return OGDOracle(np.zeros((D, K)), np.zeros((D, K)), np.zeros(K), np.zeros(K), np.zeros(D),
+                     float(eta))
+
+
+@njit(cache=True, nogil=True)
+def linear_predict(Wt, idx, val, lo, hi, r):
+    """r[k] = (W x)_k + Wt[d, k] (the bias), every class k, with the core's score arithmetic (:func:`._simd.scores`)."""
+    scores(Wt, idx, val, lo, hi, r)
+    d = Wt.shape[0] - 1
+    for k in range(r.shape[0]):
+        r[k] += Wt[d, k]
+
+
+# ---------------------------------------------------------------------------------------------
+# ridge / recursive least squares
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def ridge_update(o, Wt, idx, val, lo, hi, a, pred, target):
+    """Sherman-Morrison step of class ``a`` on (z = [x, 1], target); False (nothing written) if not finite."""
+    P = o.P[a]
+    D = P.shape[0]
+    # P symmetric: P z = sum_j P[j, :] z_j, the bias row first.  A fresh array rather than a scratch one from the
+    # record: LLVM then knows it does not alias P, and vectorises the rank-one step (16 % faster on digits)
+    Pz = P[D - 1].copy()
+    for t in range(lo, hi):
+        j = idx[t]
+        v = val[t]
+        row = P[j]
+        for i in range(D):
+            Pz[i] += row[i] * v
+    zPz = Pz[D - 1]
+    for t in range(lo, hi):
+        zPz += val[t] * Pz[idx[t]]
+    denom = 1.0 + zPz
+    err = target - pred
+    if not (np.isfinite(denom) and np.isfinite(err) and denom > 0.0):
+        return False
+    c = 1.0 / math.sqrt(denom)
+    for i in range(D):
+        Pz[i] *= c  # u = P z / sqrt(1 + z'Pz)
+    ce = err * c
+    for i in range(D):
+        Wt[i, a] += Pz[i] * ce
+    for i in range(D):
+        ui = Pz[i]
+        Pi = P[i]
+        for j in range(D):
+            Pi[j] -= ui * Pz[j]
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# normalised adaptive OGD (VW-style)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def ogd_update(o, Wt, idx, val, lo, hi, a, pred, target):
+    """One VW-style normalised adaptive invariant square-loss step on class ``a``.
+
+    First the scales: s_j grows to |x_j| and w_j shrinks by s_old / s_new (VW's adaptive normalised
+    rescaling), which moves the prediction; the step is then taken from that moved prediction, so the
+    invariant step lands between it and the target.
+    """
+    G, S, N, n = o.G, o.S, o.N, o.n
+    D = G.shape[0]
+    if not (np.isfinite(target) and np.isfinite(pred)):
+        return False
+    p = pred
+    nrm = 1.0  # the bias feature, x = 1, scale 1
+    for t in range(lo, hi):
+        j = idx[t]
+        v = val[t]
+        ax = abs(v)
+        if ax == 0.0:
+            continue
+        s = S[j, a]
+        if ax > s:
+            if s > 0.0:
+                w_old = Wt[j, a]
+                w_new = w_old * (s / ax)
+                Wt[j, a] = w_new
+                p += (w_new - w_old) * v
+            S[j, a] = ax
+            s = ax
+        nrm += (v / s) * (v / s)
+    S[D - 1, a] = 1.0
+    err = target - p
+    if err == 0.0:
+        return True
+    g2 = err * err
+    buf = o.buf
+    G[D - 1, a] += g2
+    N[a] += nrm
+    n[a] += 1.0
+    eta_t = o.eta * math.sqrt(n[a] / N[a])
+    # pred_per_update = sum_j x_j^2 rate_j, rate_j = 1 / (s_j sqrt(G_j)) (kept in buf for the step)
+    rb = 1.0 / math.sqrt(G[D - 1, a])
+    ppu = rb
+    for t in range(lo, hi):
+        j = idx[t]
+        v = val[t]
+        g = G[j, a] + g2 * v * v
+        G[j, a] = g
+        rate = 0.0
+        if v != 0.0:
+            rate = 1.0 / (S[j, a] * math.sqrt(g))
+        buf[t - lo] = rate
+        ppu += v * v * rate
+    step = err * (1.0 - math.exp(-eta_t * ppu)) / ppu  # invariant: the prediction moves by step * ppu
+    for t in range(lo, hi):
+        Wt[idx[t], a] += step * val[t] * buf[t - lo]
+    Wt[D - 1, a] += step * rb
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# dispatch on the oracle record (compile time), and a pass over logged rows
+# ---------------------------------------------------------------------------------------------
+
+
+def oracle_update(o, Wt, idx, val, lo, hi, a, pred, target):
+    """One update of class ``a`` (compiled code only; dispatches on the oracle record's type)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(oracle_update, inline="always")
+def _ov_update(o, Wt, idx, val, lo, hi, a, pred, target):
+    kind = getattr(o, "instance_class", None)
+    if kind is RidgeOracle:
+        return lambda o, Wt, idx, val, lo, hi, a, pred, target: ridge_update(o, Wt, idx, val, lo, hi, a, pred, target)
+    if kind is OGDOracle:
+        return lambda o, Wt, idx, val, lo, hi, a, pred, target: ogd_update(o, Wt, idx, val, lo, hi, a, pred, target)
+    return None
+
+
+@njit(cache=True, nogil=True)
+def fit_rows(o, Wt, rows, played, target):
+    """One pass of oracle updates over the rows (a :class:`._stream.DenseRows`/``CsrRows``) in order: class
+    ``played[i]`` on ``target[i]``; False on a non-finite step."""
+    r = np.empty(Wt.shape[1])
+    for i in range(played.shape[0]):
+        idx, val, lo, hi = row_of(rows, i)
+        linear_predict(Wt, idx, val, lo, hi, r)
+        a = played[i]
+        if not oracle_update(o, Wt, idx, val, lo, hi, a, r[a], target[i]):
+            return False
+    return True

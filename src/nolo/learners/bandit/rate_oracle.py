@@ -1,0 +1,196 @@
+"""Flip rates read off a regression oracle's own predictions and the played labels' propensities (no neural network).
+
+With class-conditional flips (AM section 3: rho0 = P(f_rho = 1 | f = 0), rho1 = P(f_rho = 0 | f = 1))
+the regression function of the raw bit is affine in the clean one (the identity behind AM Theorem 5):
+
+    E[f_rho | x, a] = rho0 + kappa P(y = a | x),   kappa = 1 - rho0 - rho1,
+
+so it ranges over [rho0, 1 - rho1].  Two read-outs, both online and O(1) per round:
+
+* 1 - rho1: on examples the model is sure about, the top class's fitted value is 1 - rho1 -- NREst's
+  "perfect examples" (AM Algorithm 3 with its percentile rule), read here from the oracle that
+  :class:`nolo.learners.bandit.SquareCB` fits anyway: 1 - rho1_hat = the ``pct_top``-th percentile
+  (default the median) of the top predictions of the last block of rounds (a histogram, cleared after
+  each block: the block's model is the most recent one);
+* rho0: summing the identity over the K labels, sum_a E[f_rho | x, a] = (K - 1) rho0 + 1 - rho1 for
+  EVERY x, and f_rho / p(a_t) (p = the probability the learner played a_t with) is an unbiased estimate
+  of that sum whatever the policy (inverse propensity): rho0_hat = (mean_t f_rho,t / p_t(a_t) -
+  (1 - rho1_hat)) / (K - 1), the mean over all rounds so far.
+
+Why not rho0 from the other classes' predictions (the "robust min" of NREst)?  A per-class regressor
+trained on the rounds its class was played sees mostly that class's examples and extrapolates on
+the rest: on digits their median was 0.36 for a true rho0 of 0 (docs/squarecb.md) -- while the top
+predictions' median was within 0.01 of 1 - rho1 in every setting.
+
+Both estimates are clipped to [0, rho_max] as RCINE clips NREst's (so kappa_hat >= 1 - 2 rho_max).
+Histogram: HIST_BINS bins over [HIST_LO, HIST_HI) (values outside go to the end bins), read at the
+bin centre: resolution 0.0025.
+
+:func:`oracle_noise_rates` applies the same read-out to a logged data set (x, played, noisy bit,
+and the propensities when known) -- the oracle counterpart of :class:`nolo.noise_rates.NREst`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from nolo._validation import check_array, check_choice, check_int, check_scalar
+from nolo.exceptions import NumericalError, ParameterError
+
+__all__ = ["HIST_BINS", "HIST_LO", "HIST_HI", "record_round", "refresh_rates", "hist_percentile",
+           "oracle_noise_rates", "DEFAULT_PCT_TOP"]
+
+HIST_BINS = 600
+HIST_LO, HIST_HI = -0.25, 1.25
+#: percentile of the top predictions read as 1 - rho1 (the median: on scikit-learn digits and SynSep within 0.01
+#: of 1 - rho1 in every AM setting, docs/squarecb.md)
+DEFAULT_PCT_TOP = 50.0
+#: the same percentile for a logged data set (:func:`oracle_noise_rates`): a model fit once on a log of a
+#: spread-out policy is less sharp than SquareCB's online one, whose data concentrate on the top label; on
+#: digits with a uniform logging policy and (rho0, rho1) = (0.1, 0.2) the 50th/75th/90th/95th percentiles read
+#: rho1 as 0.43/0.35/0.28/0.24
+LOGGED_PCT_TOP = 95.0
+# est (float64 array): 0 rho0_hat, 1 rho1_hat, 2 rounds in the current block, 3 sum of f / p(a), 4 rounds counted
+EST_SIZE = 5
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bin(v):
+    b = int((v - HIST_LO) * (HIST_BINS / (HIST_HI - HIST_LO)))
+    if b < 0 or v != v:
+        b = 0
+    if b >= HIST_BINS:
+        b = HIST_BINS - 1
+    return b
+
+
+@njit(cache=True, nogil=True)
+def record_round(hist, est, top, fb, p_played):
+    """Add one round: the top prediction ``top`` to the histogram, f / p(a) to the propensity sum."""
+    hist[_bin(top)] += 1.0
+    est[3] += fb / p_played
+    est[4] += 1.0
+
+
+@njit(cache=True, nogil=True)
+def hist_percentile(h, pct):
+    """The ``pct``-th percentile of the histogram ``h`` (bin centre), NaN when it is empty."""
+    tot = 0.0
+    for b in range(h.shape[0]):
+        tot += h[b]
+    if tot <= 0.0:
+        return np.nan
+    need = pct / 100.0 * tot
+    acc = 0.0
+    width = (HIST_HI - HIST_LO) / HIST_BINS
+    for b in range(h.shape[0]):
+        acc += h[b]
+        if acc >= need:
+            return HIST_LO + (b + 0.5) * width
+    return HIST_HI - 0.5 * width
+
+
+@njit(cache=True, nogil=True)
+def refresh_rates(hist, est, pct_top, rho_max, K):
+    """est[0], est[1] = (rho0_hat, rho1_hat), clipped to [0, rho_max]; clears the histogram (see the module doc)."""
+    top = hist_percentile(hist, pct_top)
+    if top == top and est[4] > 0.0:
+        r1 = min(max(1.0 - top, 0.0), rho_max)
+        r0 = (est[3] / est[4] - (1.0 - r1)) / (K - 1)
+        est[0] = min(max(r0, 0.0), rho_max)
+        est[1] = r1
+    hist[:] = 0.0
+
+
+def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, propensity=None, oracle: str = "ridge",
+                       lam: float = 1.0, eta: float = 0.5, passes: int = 1, pct_top: float = LOGGED_PCT_TOP,
+                       pct_rest: float = 50.0, rho_max: float = 0.49) -> dict:
+    """(rho0_hat, rho1_hat) of a logged bandit data set from a per-class regression oracle (no neural network).
+
+    Fits the oracle (``"ridge"`` or ``"ogd"``, :mod:`nolo.learners.bandit.oracles`) of the raw bit on
+    (x_n, played_n) for ``passes`` passes in log order and reads 1 - rho1 as the ``pct_top``-th percentile
+    (default 95, ``LOGGED_PCT_TOP``) of its top predictions over the logged x.  rho0: with ``propensity`` (the probability each logged
+    label was played with) the inverse-propensity identity of the module docstring; without it the
+    ``pct_rest``-th percentile of the other classes' predictions (biased when the log explored little:
+    the regressors extrapolate there).  Clipped to [0, rho_max].  Returns ``{"rho0", "rho1", "n", "rule"}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_digits
+    >>> from nolo.learners.bandit.rate_oracle import oracle_noise_rates
+    >>> X, y = load_digits(return_X_y=True); X = X / np.linalg.norm(X, axis=1, keepdims=True)
+    >>> g = np.random.default_rng(0); idx = g.integers(0, len(y), 20000); played = g.integers(0, 10, 20000)
+    >>> f = (played == y[idx]).astype(int); u = g.random(20000)
+    >>> f_rho = np.where(f == 1, (u >= 0.2).astype(int), (u < 0.1).astype(int))  # rho0 = 0.1, rho1 = 0.2
+    >>> est = oracle_noise_rates(X[idx], played, f_rho, 10, propensity=np.full(20000, 0.1))
+    >>> round(est["rho0"], 3), round(est["rho1"], 3)
+    (0.105, 0.239)
+    """
+    from nolo.learners.bandit import oracles as O
+    from nolo.learners.bandit._predict import decision_rows
+    from nolo.learners.bandit._stream import csr_rows, dense_rows
+
+    check_choice(oracle, "oracle", O.ORACLES)
+    check_int(passes, "passes", low=1)
+    check_scalar(pct_top, "pct_top", low=0.0, high=100.0, low_inclusive=False)
+    check_scalar(pct_rest, "pct_rest", low=0.0, high=100.0, low_inclusive=False)
+    check_scalar(rho_max, "rho_max", low=0.0, high=0.5, high_inclusive=False)
+    if sp.issparse(X):
+        from nolo.learners.bandit.environment import canonical_csr
+
+        X = canonical_csr(X, np.float64)
+        if not np.all(np.isfinite(X.data)):
+            raise ParameterError("X must contain only finite values (no NaN or inf)")
+        src = csr_rows(X)
+    else:
+        X = np.ascontiguousarray(check_array(X, "X", ndim=2), dtype=np.float64)
+        src = dense_rows(X)
+    n, d = X.shape
+    played = np.asarray(played)
+    feedback = np.asarray(feedback)
+    if played.shape != (n,) or feedback.shape != (n,):
+        raise ParameterError(f"played and feedback must have shape ({n},), got {played.shape} and {feedback.shape}")
+    if n < 10:
+        raise ParameterError(f"oracle_noise_rates needs at least 10 logged rounds, got {n}")
+    if not np.issubdtype(played.dtype, np.integer) or played.min() < 0:
+        raise ParameterError("played must hold non-negative integer labels")
+    if not np.all((feedback == 0) | (feedback == 1)):
+        raise ParameterError("feedback must hold 0/1 bits")
+    K = int(played.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", low=2)
+    if played.max() >= K:
+        raise ParameterError(f"played labels must be < n_classes={K}")
+    if propensity is not None:
+        propensity = np.asarray(propensity, dtype=np.float64)
+        if propensity.shape != (n,) or not np.all((propensity > 0) & (propensity <= 1)):
+            raise ParameterError(f"propensity must hold ({n},) probabilities in (0, 1]")
+    if oracle == "ridge":
+        check_scalar(lam, "lam", low=0.0, low_inclusive=False)
+        st = O.ridge_oracle(K, d, lam)
+    else:
+        check_scalar(eta, "eta", low=0.0, low_inclusive=False)
+        st = O.ogd_oracle(K, d, eta)
+    Wt = np.zeros((d + 1, K))  # weights on [x, 1]
+    played = played.astype(np.int64)
+    target = feedback.astype(np.float64)
+    for _ in range(int(passes)):
+        if not O.fit_rows(st, Wt, src, played, target):
+            raise NumericalError("oracle_noise_rates: a non-finite oracle update")
+    R = np.empty((n, K))
+    decision_rows(Wt, src, R)
+    top = R.max(axis=1)
+    hist = np.zeros(HIST_BINS)
+    for v in top:
+        hist[_bin(float(v))] += 1.0
+    r1 = min(max(1.0 - float(hist_percentile(hist, float(pct_top))), 0.0), rho_max)
+    if propensity is not None:
+        r0 = (float(np.mean(feedback / propensity)) - (1.0 - r1)) / (K - 1)
+        rule = "propensity"
+    else:
+        rest = R.copy()
+        rest[np.arange(n), R.argmax(axis=1)] = np.nan
+        r0 = float(np.nanpercentile(rest, pct_rest))
+        rule = "rest-percentile"
+    return {"rho0": float(min(max(r0, 0.0), rho_max)), "rho1": float(r1), "n": n, "rule": rule}

@@ -1,0 +1,109 @@
+"""The compiled regression oracles of SquareCB: ridge (Sherman-Morrison) against a direct solve, the VW-style OGD step."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nolo.learners.bandit import oracles as O
+
+
+def _rows(x):
+    idx = np.flatnonzero(x).astype(np.int64)
+    return idx, x[idx].astype(np.float64), 0, idx.size
+
+
+def test_ridge_sherman_morrison_equals_direct_solve():
+    g = np.random.default_rng(0)
+    K, d, lam, n = 3, 6, 0.7, 200
+    st, Wt = O.ridge_oracle(K, d, lam), np.zeros((d + 1, K))
+    X = g.normal(size=(n, d)) * (g.random((n, d)) < 0.6)  # sparse-ish rows, some coordinates zero
+    a = g.integers(0, K, n)
+    target = g.normal(size=n)
+    r = np.empty(K)
+    for i in range(n):
+        idx, val, lo, hi = _rows(X[i])
+        O.linear_predict(Wt, idx, val, lo, hi, r)
+        assert O.ridge_update(st, Wt, idx, val, lo, hi, a[i], r[a[i]], target[i])
+    Z = np.hstack([X, np.ones((n, 1))])
+    for k in range(K):
+        Zk, tk = Z[a == k], target[a == k]
+        A = lam * np.eye(d + 1) + Zk.T @ Zk
+        assert np.allclose(Wt[:, k], np.linalg.solve(A, Zk.T @ tk), atol=1e-10)
+        assert np.allclose(st.P[k], np.linalg.inv(A), atol=1e-12)
+        assert np.array_equal(st.P[k], st.P[k].T)  # the symmetric rank-one step keeps P exactly symmetric
+    # predictions are theta . [x, 1]
+    idx, val, lo, hi = _rows(X[0])
+    O.linear_predict(Wt, idx, val, lo, hi, r)
+    assert np.allclose(r, Z[0] @ Wt)
+
+
+def test_ridge_one_update_by_hand():
+    # d = 1, lam = 1: P = I, z = (2, 1); z'Pz = 5, theta += P z (t - 0) / 6, P -= P z z' P / 6
+    st, Wt = O.ridge_oracle(1, 1, 1.0), np.zeros((2, 1))
+    idx, val = np.array([0]), np.array([2.0])
+    assert O.ridge_update(st, Wt, idx, val, 0, 1, 0, 0.0, 3.0)
+    assert Wt[:, 0] == pytest.approx([1.0, 0.5])
+    assert st.P[0] == pytest.approx(np.eye(2) - np.outer([2, 1], [2, 1]) / 6)
+
+
+def test_ridge_nonfinite_update_writes_nothing():
+    st, Wt = O.ridge_oracle(2, 2, 1.0), np.zeros((3, 2))
+    P0 = st.P.copy()
+    assert not O.ridge_update(st, Wt, np.array([0]), np.array([1.0]), 0, 1, 0, 0.0, np.inf)
+    assert np.array_equal(st.P, P0) and not Wt.any()
+
+
+def test_ridge_memory_refusal_message():
+    assert O.ridge_bytes(10, 784) == 10 * 785 ** 2 * 8
+    with pytest.raises(ValueError, match="GiB"):
+        O.ridge_oracle(10, 100_000, 1.0)
+
+
+def test_ogd_first_step_by_hand():
+    # one feature x = 0.5 and the bias; target 1 from 0: s = (0.5, 1), G = (0.25, 1), N = 2, n = 1,
+    # eta_t = eta sqrt(1/2), pred_per_update = 0.25/(0.5*0.5) + 1/(1*1) = 2, the prediction moves to 1 - exp(-2 eta_t)
+    eta = 0.5
+    st, Wt = O.ogd_oracle(1, 3, eta), np.zeros((4, 1))
+    idx, val = np.array([1]), np.array([0.5])
+    assert O.ogd_update(st, Wt, idx, val, 0, 1, 0, 0.0, 1.0)
+    step = (1 - math.exp(-eta * math.sqrt(0.5) * 2)) / 2
+    assert Wt[1, 0] == pytest.approx(step * 0.5 / (0.5 * 0.5))
+    assert Wt[3, 0] == pytest.approx(step)
+    r = np.empty(1)
+    O.linear_predict(Wt, idx, val, 0, 1, r)
+    assert r[0] == pytest.approx(1 - math.exp(-eta * math.sqrt(0.5) * 2))
+
+
+def test_ogd_invariant_step_never_overshoots():
+    g = np.random.default_rng(1)
+    st, Wt = O.ogd_oracle(2, 20, 10.0), np.zeros((21, 2))  # a large rate: the invariant step still stops at the target
+    r = np.empty(2)
+    for i in range(500):
+        # the first row sets every scale s_j = 1, so later steps start from the prediction r[0] itself (a growing
+        # scale rescales w_j first, which moves the prediction the step starts from)
+        x = np.ones(20) if i == 0 else g.random(20) * (g.random(20) < 0.5)
+        idx, val, lo, hi = _rows(x)
+        O.linear_predict(Wt, idx, val, lo, hi, r)
+        t = float(g.integers(0, 2))
+        old = r[0]
+        assert O.ogd_update(st, Wt, idx, val, lo, hi, 0, old, t)
+        O.linear_predict(Wt, idx, val, lo, hi, r)
+        assert min(old, t) - 1e-9 <= r[0] <= max(old, t) + 1e-9
+
+
+def test_ogd_learns_a_linear_function():
+    g = np.random.default_rng(2)
+    w = g.normal(size=10)
+    st, Wt = O.ogd_oracle(1, 10, 0.5), np.zeros((11, 1))
+    r = np.empty(1)
+    errs = []
+    for i in range(20_000):
+        x = g.normal(size=10)
+        idx, val, lo, hi = _rows(x)
+        O.linear_predict(Wt, idx, val, lo, hi, r)
+        errs.append((r[0] - (x @ w + 0.3)) ** 2)
+        O.ogd_update(st, Wt, idx, val, lo, hi, 0, r[0], x @ w + 0.3 + 0.1 * g.normal())
+    assert np.mean(errs[-2000:]) < 0.05 * np.var(g.normal(size=(1000, 10)) @ w)

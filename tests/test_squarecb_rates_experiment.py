@@ -1,0 +1,71 @@
+"""oracle_noise_rates on logged data, and the vs-peers experiment's task functions (small)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_digits
+
+from nolo.exceptions import ParameterError
+from nolo.learners.bandit import oracle_noise_rates
+
+
+@pytest.fixture(scope="module")
+def log():
+    X, y = load_digits(return_X_y=True)
+    X = X / np.linalg.norm(X, axis=1, keepdims=True)
+    g = np.random.default_rng(3)
+    n = 20_000
+    idx = g.integers(0, len(y), n)
+    played = g.integers(0, 10, n)
+    f = (played == y[idx]).astype(int)
+    u = g.random(n)
+    f_rho = np.where(f == 1, (u >= 0.3).astype(int), (u < 0.15).astype(int))  # rho0 = 0.15, rho1 = 0.3
+    return X[idx], played, f_rho
+
+
+def test_oracle_noise_rates_on_a_uniform_log(log):
+    X, played, f = log
+    est = oracle_noise_rates(X, played, f, 10, propensity=np.full(len(f), 0.1))
+    assert est["rule"] == "propensity"
+    assert abs(est["rho0"] - 0.15) < 0.02 and abs(est["rho1"] - 0.3) < 0.08
+    ogd = oracle_noise_rates(X, played, f, 10, propensity=np.full(len(f), 0.1), oracle="ogd")
+    assert abs(ogd["rho0"] - 0.15) < 0.03
+    import scipy.sparse as sp
+
+    assert oracle_noise_rates(sp.csr_matrix(X), played, f, 10, propensity=np.full(len(f), 0.1)) == est
+
+
+@pytest.mark.parametrize("kw, name", [(dict(oracle="mlp"), "oracle"), (dict(pct_top=0.0), "pct_top"),
+                                      (dict(propensity=np.zeros(20)), "propensity"), (dict(passes=0), "passes")])
+def test_oracle_noise_rates_validation(kw, name):
+    X = np.ones((20, 3))
+    with pytest.raises(ParameterError, match=name):
+        oracle_noise_rates(X, np.zeros(20, dtype=int), np.zeros(20, dtype=int), 2, **kw)
+    with pytest.raises(ParameterError, match="feedback"):
+        oracle_noise_rates(X, np.zeros(20, dtype=int), np.full(20, 2), 2)
+
+
+def test_vs_peers_task_runs_every_learner_on_one_stream():
+    from nolo.experiments.am import vs_peers as P
+
+    out = pd.DataFrame(P.peers_task("iris", 0.2, 0.2, 0, True, 3_000))
+    last = out[out.t == 3_000].set_index("learner")
+    assert set(last.index) == set(P.AM_LEARNERS) | set(P.CORRECTED) | set(P.SQUARECB)
+    assert last.loc["SquareCB", "error_rate"] < last.loc[list(P.AM_LEARNERS), "error_rate"].min()
+    assert np.isfinite(last.loc["SquareCB-gap-est", ["rho0_hat", "rho1_hat"]].astype(float)).all()
+    assert 10_000 not in set(out.t)  # the horizons beyond the run are not recorded
+
+
+def test_vw_adf_driver_replays_the_stream():
+    from nolo.experiments.am import vw as V
+    from nolo.experiments.am.vs_peers import _vw_adf
+
+    if not V.available():
+        pytest.skip("vowpalwabbit not installed")
+    X, y = load_digits(return_X_y=True)
+    X = X / np.linalg.norm(X, axis=1, keepdims=True)
+    r = _vw_adf(X, y, 300, 0.1, 0.1, env_seed=1, seed=0, args="--cb_explore_adf --squarecb -q sa",
+                checkpoints=[100, 300])
+    assert r["t"].tolist() == [100, 300] and np.all((r["error_rate"] >= 0) & (r["error_rate"] <= 1))
