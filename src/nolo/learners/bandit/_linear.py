@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from nolo._validation import check_choice, check_int, check_scalar
-from nolo.exceptions import NumericalError, ParameterError
+from nolo.exceptions import PersistenceError, NumericalError, ParameterError
 from nolo.learners.bandit import _predict, _stream
 from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
 from nolo.learners.bandit._simd import gather_dense
@@ -272,6 +272,13 @@ class ExploringBanditLearner(OneBitBanditLearner):
     ``"cor4.1"``, ``"cor4.2"``, ``"cor4.3"`` (AM Corollaries 4.1-4.3; then ``horizon`` T and ``complexity``
     D are needed and the resolved value is the state ``gamma_``).
     """
+
+    def _check_state(self) -> None:
+        """A loaded exploration rate must be the one a learner can hold: gamma_ in [0, 1) (the draw divides by it)."""
+        super()._check_state()
+        g = getattr(self, "gamma_", None)
+        if g is not None and not 0.0 <= float(g) < 1.0:
+            raise PersistenceError(f"state gamma_ must lie in [0, 1), got {g!r}")
 
     def _beta_for_schedule(self) -> float:
         return 1.0

@@ -152,11 +152,14 @@ class ClassificationBandit:
             if not np.all(np.isfinite(X)):
                 raise ParameterError("X must contain only finite values (no NaN or inf)")
             X = np.ascontiguousarray(X)
-        y = np.asarray(y)
+        if X.shape[0] == 0:
+            raise ParameterError("X must have at least one row")
+        try:
+            y = np.asarray(y)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(f"y must be a 1-d array of integer labels: {exc}") from None
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ParameterError(f"y must be a 1-d array of {X.shape[0]} labels, got shape {y.shape}")
-        if y.shape[0] == 0:
-            raise ParameterError("X must have at least one row")
         if not np.issubdtype(y.dtype, np.integer) or y.min() < 0:
             raise ParameterError("y must hold non-negative integer labels 0..K-1")
         self.X = X
@@ -228,7 +231,7 @@ class ClassificationBandit:
             )
         learner._ensure_initialized(self.n_features)
         if learner.n_features_in_ != self.n_features:
-            raise ParameterError(f"learner expects {learner.n_features_in_} features, the data have {self.n_features}")
+            raise ParameterError(f"X must have {learner.n_features_in_} features per row (the learner's), got {self.n_features}")
         check_representable(self.X, learner.dtype, "X")  # before the cast that would make inf
         X = self._X_as(learner.dtype)
         rows = _stream.csr_rows(X) if sp.issparse(X) else _stream.dense_rows(X)

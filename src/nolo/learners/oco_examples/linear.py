@@ -82,6 +82,11 @@ class _LinearOCO(FullInformationLearner):
     max ||g_t||^2], ``eta_last_`` (the step of the last round).
     """
 
+    @classmethod
+    def _test_params(cls) -> list[dict]:
+        """The notes' step from the bounds (needs y_bound for the squared loss) and an explicit step."""
+        return [{"y_bound": 1.0, "horizon": 30}, {"step": 0.1}]
+
     # -- parameters ----------------------------------------------------------------------------
     def _spec(self):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -313,6 +318,8 @@ def _freeze(value):
 
 def _fast_vector(x, d: int) -> np.ndarray:
     """``x`` as a finite float64 vector of length ``d`` (the per-round check; ParameterError names ``x``)."""
+    if np.iscomplexobj(x):
+        raise ParameterError("x must be real, got complex values")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -327,6 +334,8 @@ def _fast_vector(x, d: int) -> np.ndarray:
 
 
 def _fast_target(y, kind: str) -> np.ndarray:
+    if isinstance(y, (list, tuple)):
+        raise ParameterError(f"y must be one real number (this round's target), got a {type(y).__name__}")
     if isinstance(y, (float, int, np.floating, np.integer)) and not isinstance(y, bool):
         v = float(y)
         if math.isfinite(v) and (kind != "classification" or v in (-1.0, 1.0)):

@@ -47,6 +47,9 @@ class _MatrixOGD(FullInformationLearner):
     -1 before any), ``n_projections_``.
     """
 
+    #: rounds reveal a cell (i, j) and its rating: not the vector protocol of nolo.checks (see its CHECKED_PROTOCOLS)
+    protocol = "matrix_cell"
+
     _clip_entries = False
 
     # -- parameters -------------------------------------------------------------------------
