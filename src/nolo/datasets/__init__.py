@@ -21,6 +21,7 @@ from nolo.datasets.labels import relabel
 from nolo.datasets.load import DATASET_OPTIONS, PartialDatasetWarning, load_dataset
 from nolo.datasets.normalize import normalize_rows
 from nolo.datasets.paths import ENV_VAR, DataDir, resolve_data_dir
+from nolo.datasets.ratings import Ratings, load_ratings, make_low_rank_ratings
 from nolo.datasets.registry import REGISTRY, FileStatus, dataset_names, file_status, get_spec
 from nolo.datasets.synsep import (
     SynSepPrototypes,
@@ -34,6 +35,9 @@ from nolo.datasets.tabular import load_csv
 from nolo.datasets.usps import load_usps_h5
 
 __all__ = [
+    "Ratings",
+    "load_ratings",
+    "make_low_rank_ratings",
     "DATASET_OPTIONS",
     "ENV_VAR",
     "REGISTRY",
