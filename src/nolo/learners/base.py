@@ -129,6 +129,8 @@ class Learner(Configurable):
     #: learning, e.g. ``{"points_": (0,), "coef_": (0,)}``); any axis of length 0 in a fresh instance may grow too.
     #: Every other axis of a loaded array must equal the fresh instance's (the checks of :meth:`load`).
     _growing_state: ClassVar[dict[str, tuple[int, ...]]] = {}
+    #: state keys a learner holds only in some phases, each checked on load like the key it names (its twin)
+    _optional_state: ClassVar[dict[str, str]] = {}
 
     def _get_state(self) -> dict[str, Any]:
         """State to persist: every attribute ending with ``_``.  Override to convert exotic state."""
@@ -322,6 +324,11 @@ def _check_growth_groups(reference: dict[str, Any], loaded: dict[str, Any], decl
 
 def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any]) -> None:
     """Raise PersistenceError unless ``loaded`` has the keys, types, dtypes, shapes and layout of ``reference``."""
+    optional = getattr(cls, "_optional_state", {})  # state kept only in some phases: checked like its twin
+    reference = dict(reference)
+    for key, twin in optional.items():
+        if key in loaded and key not in reference and twin in reference:
+            reference[key] = reference[twin]
     extra = sorted(set(loaded) - set(reference))
     missing = sorted(set(reference) - set(loaded))
     if extra or missing:

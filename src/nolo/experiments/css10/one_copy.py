@@ -34,7 +34,7 @@ class TwoPointNoise(NoiseModel):
     def __init__(self, scale=2.0):
         self.scale = scale
 
-    def _validate(self, d):
+    def _validate_params(self, d=None):
         check_scalar(self.scale, "scale", low=0.0)
 
     def _make_sampler(self, d):

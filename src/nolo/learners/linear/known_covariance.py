@@ -62,6 +62,10 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
     array([ 0.5, -0.3,  0.2])
     """
 
+    #: the eigenframe iterates exist only between calls with a constant full Sigma; a file may hold them
+    #: (same dtype and shape as their rotations back, ``w_`` and ``average_``) or not
+    _optional_state = {"frame_w_": "w_", "frame_average_": "average_"}
+
     copies_per_round = 1
     _G_params = ("radius", "x_bound", "y_bound", "sigma_bound")
 
