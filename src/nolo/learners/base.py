@@ -131,6 +131,10 @@ class Learner(Configurable):
     _growing_state: ClassVar[dict[str, tuple[int, ...]]] = {}
     #: state keys a learner holds only in some phases, each checked on load like the key it names (its twin)
     _optional_state: ClassVar[dict[str, str]] = {}
+    #: True when ``n_features_in_`` counts matrix cells (M N) rather than the length of an array axis
+    _features_are_cells: ClassVar[bool] = False
+    #: integer state keys that may hold -1 ("not computed yet")
+    _sentinel_state: ClassVar[tuple[str, ...]] = ()
 
     def _get_state(self) -> dict[str, Any]:
         """State to persist: every attribute ending with ``_``.  Override to convert exotic state."""
@@ -259,7 +263,7 @@ class Learner(Configurable):
             ax for v in state.values() for a in (v if isinstance(v, list) else [v]) if isinstance(a, np.ndarray)
             for ax in a.shape
         }
-        if n not in feature_axes:
+        if n not in feature_axes and not getattr(type(self), "_features_are_cells", False):
             raise PersistenceError(f"n_features_in_={n} is the length of no axis of the saved arrays")
         params = {k: copy.deepcopy(v) if isinstance(v, np.random.Generator) else v
                   for k, v in self.get_params(deep=False).items()}  # initialising must not advance a loaded generator
@@ -349,8 +353,9 @@ def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any])
             if not isinstance(v, (bool, np.bool_)):
                 raise PersistenceError(f"state attribute {key!r} must be a bool, got {v!r:.80}")
         elif _is_int(ref):
-            if not _is_int(v) or not 0 <= v < 2**63:
-                raise PersistenceError(f"state attribute {key!r} must be an integer in [0, 2**63), got {v!r:.80}")
+            low = -1 if key in getattr(cls, "_sentinel_state", ()) else 0  # -1 = "not computed yet"
+            if not _is_int(v) or not low <= v < 2**63:
+                raise PersistenceError(f"state attribute {key!r} must be an integer in [{low}, 2**63), got {v!r:.80}")
         elif isinstance(ref, (float, np.floating)):
             if not _is_real(v) or not np.isfinite(v):
                 raise PersistenceError(f"state attribute {key!r} must be a finite real number, got {v!r:.80}")

@@ -31,7 +31,6 @@ import pandas as pd
 from nolo.experiments import Claim, ExperimentResult, experiment
 from nolo.experiments.am import _common as C
 from nolo.experiments.am import vw as V
-from nolo.experiments.sweep import run_map
 
 AM_LEARNERS = ("Banditron", "BPA", "SOBA", "RCNBF", "RCINE")
 #: the flip-corrected AM baselines (true rates; gamma = the tuned gamma of BPA / SOBA): does the correction or the
@@ -93,7 +92,7 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
         rows["rho1_hat"] += [float(est[1])] * n
         rows["oracle"] += [oracle] * n
 
-    gammas = {a: C.tune_gamma(a, X, y, rho0, rho1, T, 10_000 + 7 * i)
+    gammas = {a: C.tune_gamma(a, dataset, quick, rho0, rho1, T, 10_000 + 7 * i)
               for i, a in enumerate(("Banditron", "BPA", "SOBA", "RCNBF"))}
     gammas["RCINE"] = gammas["RCNBF"]
     for algo in AM_LEARNERS:
@@ -218,8 +217,7 @@ def vs_peers(ctx):
     tasks = [{"dataset": d, "rho0": r0, "rho1": r1, "seed": int(s), "quick": bool(ctx.quick), "rounds": T}
              for d in datasets for (r0, r1) in C.SETTINGS for s in ctx.seeds]
     t0 = time.perf_counter()
-    frames = run_map(peers_task, tasks, ctx.runs_dir, name="am_vs_peers", jobs=C.jobs(ctx), backend=ctx.backend,
-                     scheduler=ctx.scheduler, show_progress=ctx.show_progress)
+    frames = ctx.map(peers_task, tasks, name="am_vs_peers")
     wall = time.perf_counter() - t0
     df = pd.concat([f.assign(dataset=t["dataset"], rho0=t["rho0"], rho1=t["rho1"], seed=t["seed"])
                     for t, f in zip(tasks, frames)], ignore_index=True)
@@ -231,8 +229,7 @@ def vs_peers(ctx):
                    "rounds": TV, "mode": mode}
                   for d in datasets for (r0, r1) in C.SETTINGS for mode in VW_MODES
                   if not (mode == "cbify" and (r0, r1) != (0.0, 0.0))]
-        vframes = run_map(vw_peers_task, vtasks, ctx.runs_dir, name="am_vs_peers_vw", jobs=C.jobs(ctx),
-                          backend=ctx.backend, scheduler=ctx.scheduler, show_progress=ctx.show_progress)
+        vframes = ctx.map(vw_peers_task, vtasks, name="am_vs_peers_vw")
         vw = pd.concat([f.assign(dataset=t["dataset"], rho0=t["rho0"], rho1=t["rho1"], mode=t["mode"])
                         for t, f in zip(vtasks, vframes)], ignore_index=True)
         vw_note = (f"Vowpal Wabbit {'--cb_explore_adf --squarecb -q sa'}, {'--cb_explore_adf --epsilon 0.05 -q sa'} "

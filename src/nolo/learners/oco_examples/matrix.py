@@ -49,6 +49,8 @@ class _MatrixOGD(FullInformationLearner):
 
     #: rounds reveal a cell (i, j) and its rating: not the vector protocol of nolo.checks (see its CHECKED_PROTOCOLS)
     protocol = "matrix_cell"
+    _features_are_cells = True  # n_features_in_ = M N: the saved W_ is M x N
+    _sentinel_state = ("rank_",)  # -1 until the first projection
 
     _clip_entries = False
 
