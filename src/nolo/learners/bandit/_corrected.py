@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nolo.learners.bandit._explore import explore_act, play_probability
+from nolo.learners.bandit._explore import best_competitor, explore_act, play_probability
 
 __all__ = ["BPAhState", "SOBAhState", "update_bpa_h", "update_soba_h"]
 
@@ -56,10 +56,7 @@ def update_soba_h(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
         return True
     At, budget = state.At, state.budget
     K = Wt.shape[1]
-    ybar = -1
-    for k in range(K):
-        if k != played and (ybar < 0 or s[k] > s[ybar]):
-            ybar = k
+    ybar = best_competitor(s, played, K)
     p = play_probability(played, yhat, state.gamma, K)
     delta = s[ybar] - s[played]
     q = 0.0

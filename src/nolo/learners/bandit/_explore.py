@@ -40,6 +40,16 @@ def play_probability(r, yhat, gamma, K):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def best_competitor(s, played, K):
+    """ybar = argmax_{k != played} s_k (ties to the smallest k): SOBA's competing label."""
+    ybar = -1
+    for k in range(K):
+        if k != played and (ybar < 0 or s[k] > s[ybar]):
+            ybar = k
+    return ybar
+
+
+@njit(cache=True, nogil=True, inline="always")
 def greedy_act(state, sp, K, rng):
     """Play the greedy label argmax_k s_k (ties to the smallest k); draws nothing."""
     yhat = argmax_padded(sp, K)
