@@ -79,23 +79,26 @@ def test_batch_validation():
         TotalLeastSquares().predict(np.ones((2, 2)))
 
 
-@pytest.mark.parametrize("make", [lambda: TwoCopyRegressor(radius=2.0, seed=0),
-                                  lambda: KnownCovarianceRegressor(noise_cov=0.5, radius=2.0, seed=0)])
+@pytest.mark.parametrize("make", [lambda: TwoCopyRegressor(seed=0),
+                                  lambda: KnownCovarianceRegressor(noise_cov=0.5, seed=0)])
 def test_linear_estimators_on_repeated_measurements(make):
     w, X, y, C = _eiv(n=8000, m=4)
     est = make().fit(C, y)
     assert np.linalg.norm(est.coef_ - w) < 0.25
     assert est.score(X, y) > 0.8
-    np.testing.assert_allclose(est.predict(C[:5]), C[:5].mean(axis=1) @ est.coef_)
+    np.testing.assert_allclose(est.predict(C[:5]), C[:5].mean(axis=1) @ est.coef_ + est.intercept_)
+    assert abs(est.intercept_) < 0.05
     c = clone(est)
     assert c.get_params() == est.get_params() and not hasattr(c, "coef_")
+    t = est.learner_.t_
+    assert t == 8000 * est.n_iter_
     est.partial_fit(C[:100], y[:100])
-    assert est.learner_.t_ == 8100
+    assert est.learner_.t_ == t + 100
 
 
 def test_estimator_validation():
     w, X, y, C = _eiv(n=50, m=1)
-    with pytest.raises(ParameterError, match="m >= 2"):
+    with pytest.raises(ParameterError, match="at least 2 readings per item"):
         TwoCopyRegressor().fit(C, y)
     with pytest.raises(ParameterError, match="not fitted"):
         KnownCovarianceRegressor().predict(X)
@@ -103,7 +106,7 @@ def test_estimator_validation():
         GaussianNoiseKernelRegressor(kernel="poly").fit(np.repeat(C, 2, axis=1), y)
     w, X, y, C4 = _eiv(n=50, m=4)
     est = KnownCovarianceRegressor(noise_cov=0.5, step=0.01).fit(C4, y)
-    with pytest.raises(ParameterError, match="same number of copies"):
+    with pytest.raises(ParameterError, match="same number of readings"):
         est.partial_fit(C4[:, :2], y)
     with pytest.raises(ParameterError, match="isotropic"):
         GaussianNoiseKernelRegressor(kernel="radial", noise_cov=[0.1, 0.1, 0.1, 0.1]).fit(np.repeat(C, 2, axis=1), y)

@@ -1,21 +1,27 @@
-"""Scikit-learn-style estimators for CSS11: fit on repeated noisy measurements, predict on clean inputs.
+"""Scikit-learn-style estimators for CSS11: fit on repeated noisy readings, predict on clean inputs.
 
-A practitioner's data: ``n`` items, each measured ``m`` times (``X`` of shape
-``(n, m, d)``), one noisy target per item.  The estimators play one online
-pass of the CSS11 learner over the items (in a seeded random order) and keep
-the online-to-batch average as ``coef_`` (linear) or the learned expansion
-(kernel).  With ``combine_copies=True`` the ``m`` copies are not wasted:
+A practitioner's data: ``n`` items, each measured ``m_i`` times, one target per item, in any layout of
+:mod:`nolo.sklearn_api._inputs` (3-D array, ragged list, or a long table with ``groups``).  The linear
+estimators run the CSS11 learner (projected OGD on an unbiased gradient estimate) over the items:
 
-* Setting 1 / Algorithm 2 need two *independent* copies per round: the
-  copies are split into two halves and each half is averaged (two
-  independent copies whose noise covariance is ``Sigma / k``, ``k = m // 2``);
-* Setting 2 needs one copy: all ``m`` are averaged and the correction uses
-  ``Sigma / m``.
+* **all readings are used**: Setting 1 / Algorithm 2 need two *independent* copies per round, so each item's
+  readings are split into two halves and each half is averaged; Setting 2 averages all ``m_i`` readings and
+  corrects with ``Sigma / m_i``;
+* **scale-free**: the learner runs on standardised readings and targets (:mod:`nolo.sklearn_api._scaling`),
+  undone for ``coef_`` / ``intercept_``; ``fit_intercept=True`` by default.  ``radius`` bounds the norm of the
+  *standardised* coefficients (default ``10 sqrt(d)``: the projection is a safeguard, not a prior);
+* **several passes**: ``fit`` plays up to ``max_iter`` passes (items in a seeded random order per pass) until
+  the coefficients move less than ``tol`` (relative) between passes, else
+  :class:`sklearn.exceptions.ConvergenceWarning`; a :class:`nolo.sklearn_api.ProjectionWarning` says when the
+  projection was active at most checkpoints (10 per pass) of the last pass.  ``coef_`` is the online-to-batch
+  average of all iterates played.
+* **step**: ``None`` (default) is a constant step ``1 / (8 R^2)`` with ``R^2`` the mean squared norm of the
+  standardised inputs the learner sees -- with the averaged iterate, the constant-step least-squares SGD of
+  Bach & Moulines (NeurIPS 2013), which converges for unbiased gradient estimates linear in ``w`` as these are;
+  ``"theory"`` is the paper's theory step ``B_w / sqrt(G T)`` from the sample moments with ``T = n max_iter``;
+  a number or a :mod:`nolo.oco.steps` rule is used as given.
 
-``step=None`` uses the theory step of the paper with the moment bounds
-replaced by their sample values (``B_x^2 = mean ||x~||^2``, ``B_y^2 =
-mean y~^2``, ``T = n``).  ``predict`` takes clean ``(n, d)`` inputs (or
-``(n, m, d)`` measurements, averaged per item).
+``partial_fit`` plays one pass over the new items; the standardisation is fitted on the first batch and kept.
 """
 
 from __future__ import annotations
@@ -24,9 +30,10 @@ import math
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.utils.validation import _check_feature_names
 
 from nolo._config import Configurable
-from nolo._validation import check_array, check_bool, check_choice, check_scalar, check_seed
+from nolo._validation import check_bool, check_choice, check_scalar, check_seed
 from nolo.exceptions import ParameterError
 from nolo.kernels.radial import RadialKernelApproximation
 from nolo.kernels.surrogate import GaussianSurrogateKernel, check_noise_covariance
@@ -34,182 +41,249 @@ from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
 from nolo.learners.linear import KnownCovarianceLinearRegression, TwoCopyLinearRegression
 from nolo.oco.steps import check_step
 from nolo.random import as_generator
+from nolo.sklearn_api._base import check_fitted, check_pass_params, run_passes
+from nolo.sklearn_api._inputs import Readings, clean_inputs, item_targets, to_readings
+from nolo.sklearn_api._scaling import Standardizer
 
 __all__ = ["TwoCopyRegressor", "KnownCovarianceRegressor", "GaussianNoiseKernelRegressor"]
 
-
-def _measurements(X, min_copies: int) -> np.ndarray:
-    X = check_array(X, "X", ndim=(2, 3))
-    if X.ndim == 2:
-        X = X[:, None, :]
-    if X.shape[1] < min_copies:
-        raise ParameterError(
-            f"X must hold at least {min_copies} noisy copies per item (shape (n, m, d) with m >= {min_copies}), got {X.shape}"
-        )
-    return X
+_CHECKPOINTS = 10
 
 
-def _two_views(X: np.ndarray, combine: bool) -> tuple[np.ndarray, int]:
-    """Two independent views per item, shape (n, 2, d), and the number k of copies averaged in each."""
-    if not combine:
-        return X[:, :2, :], 1
-    k = X.shape[1] // 2
-    return np.stack([X[:, :k].mean(axis=1), X[:, k : 2 * k].mean(axis=1)], axis=1), k
+def _two_views(R: Readings, combine: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Two independent views per item ``(n, 2, d)`` (the means of the two halves of its readings, or its first
+    two readings) and the number of readings ``k_i`` averaged in each view."""
+    if R.dense is not None:
+        X = R.dense
+        if not combine:
+            return X[:, :2, :], np.ones(X.shape[0], dtype=np.int64)
+        k = X.shape[1] // 2
+        V = np.stack([X[:, :k].mean(axis=1), X[:, k : 2 * k].mean(axis=1)], axis=1)
+        return V, np.full(X.shape[0], k, dtype=np.int64)
+    V = np.empty((R.n_items, 2, R.n_features))
+    ks = np.empty(R.n_items, dtype=np.int64)
+    for i, a in enumerate(R.items()):
+        k = a.shape[0] // 2 if combine else 1
+        V[i, 0], V[i, 1] = a[:k].mean(axis=0), a[k : 2 * k].mean(axis=0)
+        ks[i] = k
+    return V, ks
 
 
-def _clean_inputs(X) -> np.ndarray:
-    X = check_array(X, "X", ndim=(2, 3))
-    return X.mean(axis=1) if X.ndim == 3 else X
+class _PerItemCovariance:
+    """``t -> Sigma / k_t``: the noise covariance of the averaged readings played at round ``t`` (items with
+    different numbers of readings); rounds are appended as they are scheduled."""
+
+    def __init__(self, S: np.ndarray):
+        self.S = S
+        self.k = np.zeros(0, dtype=np.int64)
+
+    def extend(self, k: np.ndarray) -> None:
+        self.k = np.concatenate([self.k, k])
+
+    def __call__(self, t: int) -> np.ndarray:
+        return self.S / self.k[t - 1]
 
 
 class _CSS11Regressor(RegressorMixin, Configurable):
     min_copies = 1
-    #: True when the noise law the learner assumes depends on how many copies are averaged
-    copies_fix_noise = False
 
+    # -- parameters ---------------------------------------------------------------------
     def _validate_params(self) -> None:
-        check_bool(self.shuffle, "shuffle")
-        check_bool(self.combine_copies, "combine_copies")
+        check_pass_params(self)
         check_seed(self.seed)
-        for name in ("radius", "W"):
-            if hasattr(self, name):
-                check_scalar(getattr(self, name), name, low=0.0, low_inclusive=False)
-        if self.step is not None:
+        if self.radius is not None:
+            check_scalar(self.radius, "radius", low=0.0, low_inclusive=False, high=1e100)
+        if self.step is not None and not (isinstance(self.step, str) and self.step == "theory"):
+            if isinstance(self.step, str):
+                raise ParameterError(f"step must be None, 'theory', a positive number or a step rule, got {self.step!r}")
             check_step(self.step)
+        check_bool(self.combine_copies, "combine_copies")
 
-    def _order(self, n: int) -> np.ndarray:
-        return as_generator(self.seed).permutation(n) if self.shuffle else np.arange(n)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.three_d_array = True  # the readings layout (n, m, d)
+        return tags
 
-    def _views(self, X) -> tuple[np.ndarray, int]:  # pragma: no cover - overridden
-        raise NotImplementedError
+    # -- the shared fit ------------------------------------------------------------------
+    def _readings(self, X, groups) -> Readings:
+        R = to_readings(X, groups)
+        short = int(np.min(R.counts))
+        if short < self.min_copies:
+            raise ParameterError(
+                f"X must hold at least {self.min_copies} readings per item for {type(self).__name__} "
+                f"(an item has {short}); give repeated readings (n, m, d), a list of (m_i, d) arrays or a long table with groups"
+            )
+        return R
 
-    def _make_learner(self, V: np.ndarray, y: np.ndarray, k: int):  # pragma: no cover - overridden
-        raise NotImplementedError
+    def _radius(self, d: int) -> float:
+        return float(self.radius) if self.radius is not None else 10.0 * math.sqrt(d)
 
-    def fit(self, X, y) -> "_CSS11Regressor":
-        """One online pass over the items of ``X`` (``(n, m, d)``) with targets ``y`` (``(n,)``)."""
+    def _step(self, V: np.ndarray, y: np.ndarray, horizon: int) -> dict:
+        if self.step is None:
+            r2 = float(np.mean(np.einsum("ij,ij->i", V[:, 0], V[:, -1] if V.shape[1] > 1 else V[:, 0])))
+            r2 = max(r2, float(np.mean(np.sum(V[:, 0] ** 2, axis=1))), 1e-12)
+            return {"step": 1.0 / (8.0 * r2)}
+        if isinstance(self.step, str):  # "theory"
+            Bx = math.sqrt(max(float(np.mean(np.sum(V[:, 0] ** 2, axis=1))), 1e-300))
+            return {"step": None, "x_bound": Bx, "y_bound": math.sqrt(float(np.mean(y**2))), "horizon": int(horizon)}
+        return {"step": self.step}
+
+    def fit(self, X, y, groups=None) -> "_CSS11Regressor":
+        """Fit on the readings ``X`` (see the module docstring for the layouts) and targets ``y`` (one per item,
+        or one per row of a long table).  Runs up to ``max_iter`` passes; nothing changes if it raises."""
         self._validate_params()
-        X = _measurements(X, self.min_copies)
-        yv = check_array(y, "y", shape=(X.shape[0],))
-        V, k = self._views(X)
-        learner = self._make_learner(V, yv, k)
-        order = self._order(X.shape[0])
-        learner.learn_stream(V[order], yv[order])
-        self.learner_ = learner
-        self.n_features_in_ = X.shape[2]
-        self.copies_per_item_ = X.shape[1]
-        self._finish()
+        return self._fit(X, y, groups, int(self.max_iter))
+
+    def _fit(self, X, y, groups, max_iter: int):
+        self._validate_params()
+        R = self._readings(X, groups)
+        yv = item_targets(y, R)
+        scaler = Standardizer.fit(R.means(), yv, self.fit_intercept)
+        Rs = Readings(scaler.x(R.values), R.offsets, None if R.dense is None else scaler.x(R.dense), R.row_item)
+        V, k = self._views(Rs)
+        ys = scaler.y(yv)
+        n = R.n_items
+        learner, cov = self._make_learner(V, ys, k, scaler, horizon=n * max_iter)
+        rng = as_generator(self.seed)
+        radius = self._radius(R.n_features)
+
+        def play_pass(_):
+            order = rng.permutation(n) if self.shuffle else np.arange(n)
+            return self._play(learner, cov, V, ys, k, order, radius)
+
+        n_iter, _, bound = run_passes(play_pass, lambda: learner.average_, max_iter=max_iter, tol=float(self.tol),
+                                      owner=type(self).__name__)
+        _check_feature_names(self, X if groups is not None or getattr(X, "ndim", 0) == 2 else None, reset=True)
+        self._commit(learner=learner, cov=cov, scaler=scaler, d=R.n_features, n_iter=n_iter, bound=bound,
+                     copies=int(np.max(R.counts)), items=n)
         return self
 
-    def partial_fit(self, X, y) -> "_CSS11Regressor":
-        """Continue the online pass with more items (the first call behaves like :meth:`fit`)."""
+    def _play(self, learner, cov, V, ys, k, order, radius) -> float:
+        bound = 0
+        chunks = [c for c in np.array_split(order, min(_CHECKPOINTS, len(order))) if len(c)]
+        if cov is not None:
+            cov.extend(k[order])
+        for c in chunks:
+            learner.learn_stream(V[c], ys[c])
+            bound += np.linalg.norm(learner.w_) >= radius * (1 - 1e-9)
+        return bound / len(chunks)
+
+    def _commit(self, *, learner, cov, scaler, d, n_iter, bound, copies, items) -> None:
+        coef, intercept = scaler.linear(learner.average_)
+        for k, v in dict(learner_=learner, noise_schedule_=cov, scaler_=scaler, n_features_in_=d, n_iter_=n_iter,
+                         projection_active_=bound, copies_per_item_=copies, n_items_seen_=items, coef_=coef,
+                         intercept_=intercept).items():
+            setattr(self, k, v)
+
+    def partial_fit(self, X, y, groups=None) -> "_CSS11Regressor":
+        """One pass over more items (the first call fits the standardisation and plays one pass)."""
         if not hasattr(self, "learner_"):
-            return self.fit(X, y)
+            return self._fit(X, y, groups, 1)
+        import copy
+
         self._validate_params()
-        X = _measurements(X, self.min_copies)
-        yv = check_array(y, "y", shape=(X.shape[0],))
-        if self.copies_fix_noise and self.combine_copies and X.shape[1] != self.copies_per_item_:
+        R = self._readings(X, groups)
+        if R.n_features != self.n_features_in_:
+            raise ParameterError(f"X has {R.n_features} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input")
+        yv = item_targets(y, R)
+        scaler = self.scaler_
+        Rs = Readings(scaler.x(R.values), R.offsets, None if R.dense is None else scaler.x(R.dense), R.row_item)
+        V, k = self._views(Rs)
+        learner, cov = copy.deepcopy((self.learner_, self.noise_schedule_))
+        if cov is None and self._needs_schedule(k, learner):
             raise ParameterError(
-                f"partial_fit needs the same number of copies per item as fit ({self.copies_per_item_}), got "
-                f"{X.shape[1]}: the averaged copies' noise covariance depends on it"
+                f"X must hold the same number of readings per item as in fit ({self.copies_per_item_}) for "
+                f"{type(self).__name__}: the averaged readings' noise covariance depends on it"
             )
-        V, _ = self._views(X)
-        self.learner_.learn_stream(V, yv)
-        self._finish()
+        order = as_generator(self.seed).permutation(R.n_items) if self.shuffle else np.arange(R.n_items)
+        bound = self._play(learner, cov, V, scaler.y(yv), k, order, self._radius(R.n_features))
+        self._commit(learner=learner, cov=cov, scaler=scaler, d=R.n_features, n_iter=1, bound=bound,
+                     copies=self.copies_per_item_, items=self.n_items_seen_ + R.n_items)
         return self
 
-    def _finish(self) -> None:
-        pass
+    def _needs_schedule(self, k, learner) -> bool:
+        return False
 
-    def _check_fitted(self):
-        if not hasattr(self, "learner_"):
-            raise ParameterError(f"{type(self).__name__} is not fitted: call fit(X, y) first")
-
-
-class _LinearRegressorMixin:
-    def _finish(self) -> None:
-        self.coef_ = self.learner_.average_.copy()
-
-    def _bounds(self, V: np.ndarray, y: np.ndarray) -> dict:
-        if self.step is not None:
-            return {"step": self.step}
-        with np.errstate(over="ignore"):
-            mx, my = float(np.mean(np.sum(V[:, 0] ** 2, axis=1))), float(np.mean(y**2))
-        if not (math.isfinite(mx) and math.isfinite(my)):
-            raise ParameterError(
-                "X and y must be of moderate size for step=None: the sample second moments (the theory step's "
-                "bounds) overflow float64; rescale the data or give an explicit step"
-            )
-        Bx = math.sqrt(max(mx, 1e-300))
-        By = math.sqrt(my)
-        return {"step": None, "x_bound": Bx, "y_bound": By, "horizon": int(V.shape[0])}
-
-    def predict(self, X) -> np.ndarray:
-        """``<coef_, x>`` on clean inputs ``(n, d)`` (or measurements ``(n, m, d)``, averaged)."""
-        self._check_fitted()
-        Xc = _clean_inputs(X)
-        if Xc.shape[1] != self.coef_.shape[0]:
-            raise ParameterError(f"X must have {self.coef_.shape[0]} features, got {Xc.shape[1]}")
-        return Xc @ self.coef_
+    def predict(self, X, groups=None) -> np.ndarray:
+        """``<coef_, x> + intercept_`` at clean inputs ``(n, d)`` (or at the per-item means of readings)."""
+        check_fitted(self, "coef_")
+        _check_feature_names(self, X if groups is not None or getattr(X, "ndim", 0) == 2 else None, reset=False)
+        Xc = clean_inputs(X, groups)
+        if Xc.shape[1] != self.n_features_in_:
+            raise ParameterError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input")
+        return Xc @ self.coef_ + self.intercept_
 
 
-class TwoCopyRegressor(_LinearRegressorMixin, _CSS11Regressor):
-    """CSS11 Setting 1 (Algorithm 1 left) as an estimator: needs ``m >= 2`` measurements per item, no noise model.
+class TwoCopyRegressor(_CSS11Regressor):
+    """CSS11 Setting 1 (Algorithm 1 left, Lemma 1; ``G`` corrected, erratum E10) as an estimator: no noise
+    model, at least 2 readings per item.
 
     Parameters
     ----------
-    radius : float > 0
-        ``B_w``, the bound on ``||w||``.
-    step : float, StepRule or None
-        ``None``: the theory step from the sample moments (``T = n``).
+    fit_intercept : bool, default True
+    radius : float > 0 or None
+        ``B_w``, bound on the norm of the standardised coefficients (None: ``10 sqrt(d)``).
+    step : None, "theory", float or StepRule
+        See the module docstring (None: constant ``1/(8 R^2)`` with averaging).
+    max_iter : int >= 1, default 50
+        Passes of ``fit`` at most.
+    tol : float >= 0, default 1e-3
+        Stop when the coefficients move less than ``tol`` (relative) between passes.
     combine_copies : bool
-        Average each half of the ``m`` copies into one view (see the module docstring).
+        Average each half of an item's readings into one view (else use its first two readings).
     shuffle : bool
-        Visit the items in a seeded random order.
+        Visit the items in a seeded random order (a new one per pass).
     seed : None, int, SeedSequence or Generator
 
-    Fitted: ``coef_`` (online-to-batch average), ``learner_`` (:class:`TwoCopyLinearRegression`).
+    Fitted: ``coef_``, ``intercept_``, ``n_iter_``, ``learner_`` (:class:`TwoCopyLinearRegression` on the
+    standardised data), ``scaler_``, ``projection_active_`` (fraction of the last pass's checkpoints).
 
     Examples
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 2))                                 # the hidden clean items
-    >>> y = X @ np.array([1.0, -0.5])
-    >>> measurements = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy measurements each
+    >>> y = 100 * (X @ np.array([1.0, -0.5])) + 3.0
+    >>> readings = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy readings each
     >>> from nolo.sklearn_api import TwoCopyRegressor
-    >>> est = TwoCopyRegressor(radius=2.0, seed=0).fit(measurements, y)
-    >>> est.coef_.round(2), round(est.score(X, y), 2)
-    (array([ 0.82, -0.39]), 0.96)
+    >>> est = TwoCopyRegressor(seed=0).fit(readings, y)
+    >>> est.coef_.round(0), round(est.score(X, y), 2)
+    (array([ 98., -47.]), 1.0)
     """
 
     min_copies = 2
 
-    def __init__(self, radius=1.0, step=None, combine_copies=True, shuffle=True, seed=None):
+    def __init__(self, fit_intercept=True, radius=None, step=None, max_iter=50, tol=1e-3, combine_copies=True,
+                 shuffle=True, seed=None):
+        self.fit_intercept = fit_intercept
         self.radius = radius
         self.step = step
+        self.max_iter = max_iter
+        self.tol = tol
         self.combine_copies = combine_copies
         self.shuffle = shuffle
         self.seed = seed
 
-    def _views(self, X):
-        return _two_views(X, self.combine_copies)
+    def _views(self, R):
+        return _two_views(R, self.combine_copies)
 
-    def _make_learner(self, V, y, k):
-        return TwoCopyLinearRegression(radius=self.radius, seed=self.seed, **self._bounds(V, y))
+    def _make_learner(self, V, y, k, scaler, horizon):
+        return TwoCopyLinearRegression(radius=self._radius(V.shape[2]), **self._step(V, y, horizon)), None
 
 
-class KnownCovarianceRegressor(_LinearRegressorMixin, _CSS11Regressor):
-    """CSS11 Setting 2 (Algorithm 1 right, correction ``-2 Sigma w``) as an estimator.
+class KnownCovarianceRegressor(_CSS11Regressor):
+    """CSS11 Setting 2 (Algorithm 1 right, Lemma 2, correction ``-2 Sigma w`` of erratum E9) as an estimator.
 
     Parameters
     ----------
     noise_cov : float, array (d,) or (d, d)
-        Covariance of *one* measurement: a scalar variance, variances or a matrix.
-    radius, step, shuffle, seed
+        Covariance of *one* reading, in the units of ``X``: a scalar variance, variances or a matrix.
+    fit_intercept, radius, step, max_iter, tol, shuffle, seed
         As for :class:`TwoCopyRegressor`.
     combine_copies : bool
-        Average the ``m`` copies and use ``Sigma / m``.
+        Average an item's ``m_i`` readings and correct with ``Sigma / m_i`` (else use its first reading).
 
     Examples
     --------
@@ -217,36 +291,56 @@ class KnownCovarianceRegressor(_LinearRegressorMixin, _CSS11Regressor):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 2))                                 # the hidden clean items
     >>> y = X @ np.array([1.0, -0.5])
-    >>> measurements = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy measurements each
+    >>> readings = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy readings each
     >>> from nolo.sklearn_api import KnownCovarianceRegressor
-    >>> est = KnownCovarianceRegressor(noise_cov=0.09, radius=2.0, seed=0).fit(measurements, y)
-    >>> est.coef_.round(2)
-    array([ 0.72, -0.35])
+    >>> est = KnownCovarianceRegressor(noise_cov=0.09, seed=0).fit(readings, y)
+    >>> est.coef_.round(2), round(est.score(X, y), 2)
+    (array([ 0.98, -0.49]), 1.0)
     """
 
-    copies_fix_noise = True
-
-    def __init__(self, noise_cov=0.0, radius=1.0, step=None, combine_copies=True, shuffle=True, seed=None):
+    def __init__(self, noise_cov=0.0, fit_intercept=True, radius=None, step=None, max_iter=50, tol=1e-3,
+                 combine_copies=True, shuffle=True, seed=None):
         self.noise_cov = noise_cov
+        self.fit_intercept = fit_intercept
         self.radius = radius
         self.step = step
+        self.max_iter = max_iter
+        self.tol = tol
         self.combine_copies = combine_copies
         self.shuffle = shuffle
         self.seed = seed
 
-    def _views(self, X):
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        check_noise_covariance(self.noise_cov, None if np.ndim(self.noise_cov) else 1)
+
+    def _views(self, R):
         if self.combine_copies:
-            return X.mean(axis=1)[:, None, :], X.shape[1]
-        return X[:, :1, :], 1
+            return R.means()[:, None, :], R.counts.astype(np.int64)
+        return R.values[R.offsets[:-1]][:, None, :], np.ones(R.n_items, dtype=np.int64)
 
-    def _make_learner(self, V, y, k):
-        S = check_noise_covariance(self.noise_cov, V.shape[2]) / k
-        return KnownCovarianceLinearRegression(noise_cov=S, radius=self.radius, seed=self.seed, **self._bounds(V, y))
+    def _make_learner(self, V, y, k, scaler, horizon):
+        S = scaler.noise_cov(check_noise_covariance(self.noise_cov, V.shape[2]))
+        step = self._step(V, y, horizon)
+        if np.all(k == k[0]):
+            cov, spec = None, S / k[0]
+        else:
+            cov = _PerItemCovariance(S)
+            spec = cov
+        sigma_bound = float(np.linalg.eigvalsh(S)[-1]) / int(np.min(k))
+        learner = KnownCovarianceLinearRegression(noise_cov=spec, radius=self._radius(V.shape[2]),
+                                                  sigma_bound=sigma_bound, **step)
+        return learner, cov
 
+    def _needs_schedule(self, k, learner) -> bool:
+        return bool(np.any(k != self.copies_per_item_)) if self.combine_copies else False
 
 
 class GaussianNoiseKernelRegressor(_CSS11Regressor):
-    """CSS11 Algorithm 2 as an estimator: Gaussian noise ``N(0, Sigma)`` of known covariance, ``m >= 2`` copies.
+    """CSS11 Algorithm 2 as an estimator: Gaussian noise ``N(0, Sigma)`` of known covariance, ``m >= 2`` readings.
+
+    The kernel acts on the readings in the units of ``X`` (``width`` and ``noise_cov`` are in those units); the
+    target is standardised (centred with ``fit_intercept``), so ``W`` bounds the norm of the standardised function.
 
     Parameters
     ----------
@@ -254,10 +348,12 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
         ``exp(-||x-x'||^2 / width)`` (eq. (5)) or the radial approximation of
         appendix E with parameter ``c`` (isotropic noise only).
     width, c : kernel parameters.
-    noise_cov : covariance of one measurement (scalar, variances or matrix; a scalar variance for "radial").
+    noise_cov : covariance of one reading (scalar, variances or matrix; a scalar variance for "radial").
     W : bound on the surrogate-RKHS norm.
     step : float or None (theory step with sample ``B_y`` and ``T = n``).
-    combine_copies, shuffle, seed : see the module docstring.
+    fit_intercept : bool, default True (centre the target).
+    combine_copies, shuffle, seed : see the module docstring.  One pass (``max_iter=1``: the expansion grows
+    with every round).
 
     Examples
     --------
@@ -265,17 +361,16 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 2))                                 # the hidden clean items
     >>> y = X @ np.array([1.0, -0.5])
-    >>> measurements = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy measurements each
+    >>> readings = X[:, None, :] + 0.3 * rng.normal(size=(200, 4, 2))  # 4 noisy readings each
     >>> from nolo.sklearn_api import GaussianNoiseKernelRegressor
-    >>> est = GaussianNoiseKernelRegressor(width=4.0, noise_cov=0.09, W=10.0, seed=0).fit(measurements, y)
+    >>> est = GaussianNoiseKernelRegressor(width=4.0, noise_cov=0.09, W=10.0, seed=0).fit(readings, y)
     >>> round(est.score(X, y), 2)
-    0.81
+    0.82
     """
 
     min_copies = 2
-    copies_fix_noise = True
 
-    def __init__(self, kernel="gaussian", width=1.0, c=2.0, noise_cov=0.0, W=10.0, step=None,
+    def __init__(self, kernel="gaussian", width=1.0, c=2.0, noise_cov=0.0, W=10.0, step=None, fit_intercept=True,
                  combine_copies=True, shuffle=True, seed=None):
         self.kernel = kernel
         self.width = width
@@ -283,15 +378,47 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
         self.noise_cov = noise_cov
         self.W = W
         self.step = step
+        self.fit_intercept = fit_intercept
         self.combine_copies = combine_copies
         self.shuffle = shuffle
         self.seed = seed
 
-    def _views(self, X):
-        return _two_views(X, self.combine_copies)
+    max_iter, tol, radius = 1, 0.0, None
 
-    def _pair(self, d: int, k: int):
+    def _validate_params(self) -> None:
+        super()._validate_params()
         check_choice(self.kernel, "kernel", ("gaussian", "radial"))
+        check_scalar(self.W, "W", low=0.0, low_inclusive=False, high=1e100)
+        if self.step == "theory":
+            raise ParameterError("step must be None or a positive number for GaussianNoiseKernelRegressor")
+
+    def _fit(self, X, y, groups, max_iter):
+        self._validate_params()
+        R = self._readings(X, groups)
+        yv = item_targets(y, R)
+        my = float(np.mean(yv)) if self.fit_intercept else 0.0
+        scaler = Standardizer(np.zeros(R.n_features), np.ones(R.n_features), my,
+                              Standardizer.fit(R.means(), yv, self.fit_intercept).y_scale)
+        V, k = _two_views(R, self.combine_copies)
+        return self._play_kernel(None, V, scaler.y(yv), k, scaler, R, groups, X)
+
+    def partial_fit(self, X, y, groups=None):
+        """Continue the pass with more items (same number of readings per item as in fit)."""
+        if not hasattr(self, "learner_"):
+            return self._fit(X, y, groups, 1)
+        self._validate_params()
+        R = self._readings(X, groups)
+        if R.n_features != self.n_features_in_:
+            raise ParameterError(f"X has {R.n_features} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input")
+        yv = item_targets(y, R)
+        V, k = _two_views(R, self.combine_copies)
+        if np.any(k != self.k_):
+            raise ParameterError(f"X must hold the same number of readings per item as in fit "
+                                 f"({self.copies_per_item_}): the averaged readings' noise covariance depends on it")
+        return self._play_kernel(self.learner_, V, self.scaler_.y(yv), k, self.scaler_, R, None, None)
+
+    def _pair(self, k: int):
         if self.kernel == "gaussian":
             arr = np.asarray(self.noise_cov, dtype=np.float64)
             return GaussianSurrogateKernel(width=self.width, noise_cov=arr / k)
@@ -300,18 +427,40 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
             raise ParameterError("kernel='radial' needs isotropic noise: noise_cov must be a scalar variance")
         return RadialKernelApproximation(c=self.c, noise_variance=float(arr) / k)
 
-    def _make_learner(self, V, y, k):
-        pair = self._pair(V.shape[2], k)
-        if self.step is None:
-            with np.errstate(over="ignore"):
-                my = float(np.mean(y**2))
-            if not math.isfinite(my):
-                raise ParameterError("y must be of moderate size for step=None: its second moment overflows float64")
-            return GaussianNoiseKernelRegression(kernel=pair, W=self.W, y_bound=math.sqrt(my),
-                                                 horizon=int(V.shape[0]), seed=self.seed)
-        return GaussianNoiseKernelRegression(kernel=pair, W=self.W, step=self.step, seed=self.seed)
+    def _play_kernel(self, learner, V, ys, k, scaler, R, groups, X):
+        import copy
 
-    def predict(self, X) -> np.ndarray:
-        """``sum_i alpha_i k(x~_i, x)`` on clean inputs ``(n, d)`` (or measurements, averaged)."""
-        self._check_fitted()
-        return self.learner_.predict(_clean_inputs(X))
+        if not np.all(k == k[0]):
+            raise ParameterError("X must hold the same number of readings for every item for "
+                                 "GaussianNoiseKernelRegressor (the surrogate kernel depends on it)")
+        if learner is None:
+            pair = self._pair(int(k[0]))
+            if self.step is None:
+                learner = GaussianNoiseKernelRegression(kernel=pair, W=self.W, y_bound=math.sqrt(float(np.mean(ys**2))),
+                                                        horizon=int(V.shape[0]), seed=self.seed)
+            else:
+                learner = GaussianNoiseKernelRegression(kernel=pair, W=self.W, step=self.step, seed=self.seed)
+            items = 0
+        else:
+            learner = copy.deepcopy(learner)
+            items = self.n_items_seen_
+        order = as_generator(self.seed).permutation(V.shape[0]) if self.shuffle else np.arange(V.shape[0])
+        learner.learn_stream(V[order], ys[order])
+        if X is not None:
+            _check_feature_names(self, X if groups is not None or getattr(X, "ndim", 0) == 2 else None, reset=True)
+        for key, v in dict(learner_=learner, scaler_=scaler, k_=int(k[0]), n_features_in_=R.n_features, n_iter_=1,
+                           copies_per_item_=int(np.max(R.counts)), n_items_seen_=items + R.n_items).items():
+            setattr(self, key, v)
+        return self
+
+    def predict(self, X, groups=None) -> np.ndarray:
+        """``mu_y + s_y sum_i alpha_i k(x~_i, x)`` at clean inputs ``(n, d)`` (or the per-item means of readings)."""
+        check_fitted(self, "learner_")
+        _check_feature_names(self, X if groups is not None or getattr(X, "ndim", 0) == 2 else None, reset=False)
+        Xc = clean_inputs(X, groups)
+        if Xc.shape[1] != self.n_features_in_:
+            raise ParameterError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input")
+        if Xc.shape[0] == 0:
+            return np.zeros(0)
+        return self.scaler_.y_back(self.learner_.predict(Xc))
