@@ -1,10 +1,17 @@
-"""Scikit-learn-style estimators (``fit``/``partial_fit``/``predict``) on repeated noisy measurements.
+"""Scikit-learn-style estimators (``fit``/``partial_fit``/``predict``) on repeated noisy readings.
 
 * CSS10 (unknown noise): :class:`NoisyKernelRegressor`, :class:`NoisyKernelClassifier`;
 * CSS11 (side information on the noise): :class:`TwoCopyRegressor`,
   :class:`KnownCovarianceRegressor`, :class:`GaussianNoiseKernelRegressor`.
+
+Inputs (one converter for all, :mod:`nolo.sklearn_api._inputs`): a 3-D array ``(n, m, d)`` of ``m`` readings
+per item, a ragged list of ``(m_i, d)`` arrays, or a long table ``X (N, d)`` with ``groups`` (the item id of
+each row): ``est.fit(X_long, y, groups=item_ids)``.  Every estimator standardises internally (undone for its
+outputs), fits an intercept by default and warns when ``fit``'s passes did not converge.
+:func:`expected_failed_checks` lists the scikit-learn checks an estimator is declared to fail, and why.
 """
 
+from nolo.sklearn_api._base import NotFittedError, ProjectionWarning, expected_failed_checks
 from nolo.sklearn_api.css10 import NoisyKernelClassifier, NoisyKernelRegressor
 from nolo.sklearn_api.css11 import GaussianNoiseKernelRegressor, KnownCovarianceRegressor, TwoCopyRegressor
 

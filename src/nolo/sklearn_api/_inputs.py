@@ -16,15 +16,17 @@ A 2-D ``X`` *without* ``groups`` is ``n`` items of one reading each (what scikit
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import DataConversionWarning
 
 from nolo._validation import check_array
 from nolo.exceptions import ParameterError
 
-__all__ = ["Readings", "to_readings", "item_targets", "clean_inputs"]
+__all__ = ["Readings", "to_readings", "item_targets", "target_vector", "clean_inputs", "InputTypeError"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,32 @@ class Readings:
         return _from_items(parts)
 
 
+class InputTypeError(ParameterError, TypeError):
+    """An input that is not numbers at all (strings, dicts, objects): a :class:`ParameterError` and a ``TypeError``."""
+
+
+def _as_float(X, name: str, ndim, allow_empty: bool = False) -> np.ndarray:
+    """``check_array`` with scikit-learn's wording for complex, non-numeric, empty and 1-d input."""
+    kind = getattr(getattr(X, "dtype", None), "kind", None)
+    if kind == "c" or (isinstance(X, (list, tuple)) and any(isinstance(v, complex) for v in np.ravel(np.asarray(X, dtype=object)))):
+        raise ParameterError(f"{name} must be real: Complex data not supported")
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputTypeError(f"{name} must hold numbers: {exc}") from None
+    if arr.ndim == 1 and 2 in (ndim if isinstance(ndim, tuple) else (ndim,)):
+        raise ParameterError(
+            f"{name} must be a 2-D array of rows, got a 1-D array of shape {arr.shape}: Reshape your data either "
+            f"using array.reshape(-1, 1) if it has a single feature or array.reshape(1, -1) if it is a single sample"
+        )
+    arr = check_array(arr, name, ndim=ndim)
+    if arr.ndim >= 2 and arr.shape[-1] == 0:
+        raise ParameterError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
+    if arr.ndim >= 2 and arr.shape[0] == 0 and not allow_empty:
+        raise ParameterError(f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required.")
+    return arr
+
+
 def _reject_unsupported(X, name: str) -> None:
     if sp.issparse(X):
         raise ParameterError(f"{name} must be a dense array: sparse input is not supported (call {name}.toarray())")
@@ -108,7 +136,7 @@ def to_readings(X, groups=None, *, name: str = "X") -> Readings:
     """
     _reject_unsupported(X, name)
     if groups is not None:
-        A = check_array(X, name, ndim=2)
+        A = _as_float(X, name, 2)
         g = np.asarray(groups)
         if g.ndim != 1 or g.shape[0] != A.shape[0]:
             raise ParameterError(
@@ -129,7 +157,7 @@ def to_readings(X, groups=None, *, name: str = "X") -> Readings:
         dense = values.reshape(len(uniq), int(counts[0]), A.shape[1]) if np.all(counts == counts[0]) else None
         return Readings(values, offsets, dense, row_item)
     if _is_ragged_list(X):
-        parts = [check_array(a, f"{name}[{i}]", ndim=2) for i, a in enumerate(X)]
+        parts = [_as_float(a, f"{name}[{i}]", 2) for i, a in enumerate(X)]
         d = parts[0].shape[1]
         for i, p in enumerate(parts):
             if p.shape[1] != d:
@@ -139,16 +167,31 @@ def to_readings(X, groups=None, *, name: str = "X") -> Readings:
         if d == 0:
             raise ParameterError(f"{name} must have at least one feature, got 0")
         return _from_items(parts)
-    A = check_array(X, name, ndim=(2, 3))
-    if A.shape[0] == 0 or A.shape[-1] == 0 or (A.ndim == 3 and A.shape[1] == 0):
-        raise ParameterError(f"{name} must hold at least one item, one reading and one feature, got shape {A.shape}")
+    A = _as_float(X, name, (2, 3))
+    if A.ndim == 3 and A.shape[1] == 0:
+        raise ParameterError(f"{name} must hold at least one reading per item, got shape {A.shape}")
     D = np.ascontiguousarray(A[:, None, :] if A.ndim == 2 else A)
     n, m, d = D.shape
     return Readings(D.reshape(n * m, d), np.arange(n + 1, dtype=np.int64) * m, D)
 
 
+def target_vector(y, name: str = "y"):
+    """``y`` with scikit-learn's conventions: ``None`` refused, a column vector ``(n, 1)`` ravelled with a
+    :class:`sklearn.exceptions.DataConversionWarning`, complex refused."""
+    if y is None:
+        raise ParameterError(f"this estimator requires {name} to be passed, but the target {name} is None")
+    if getattr(y, "ndim", None) == 2 and y.shape[1] == 1:
+        warnings.warn(f"A column-vector {name} was passed when a 1d array was expected; it was ravelled",
+                      DataConversionWarning, stacklevel=4)
+        y = np.ravel(y)
+    if getattr(getattr(y, "dtype", None), "kind", None) == "c":
+        raise ParameterError(f"{name} must be real: Complex data not supported")
+    return y
+
+
 def item_targets(y, readings: Readings, *, name: str = "y", labels: bool = False) -> np.ndarray:
     """One target per item: ``y`` of length ``n_items``, or (long layout) one per row, constant within an item."""
+    y = target_vector(y, name)
     if labels:
         arr = np.asarray(y)
         if arr.ndim != 1:
@@ -180,7 +223,7 @@ def clean_inputs(X, groups=None, *, n_features: int | None = None, name: str = "
     """
     _reject_unsupported(X, name)
     if groups is None and not _is_ragged_list(X):
-        A = check_array(X, name, ndim=(2, 3))
+        A = _as_float(X, name, (2, 3), allow_empty=True)
         Xc = A.mean(axis=1) if A.ndim == 3 else A
     else:
         Xc = to_readings(X, groups, name=name).means()

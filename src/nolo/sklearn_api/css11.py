@@ -42,7 +42,7 @@ from nolo.learners.linear import KnownCovarianceLinearRegression, TwoCopyLinearR
 from nolo.oco.steps import check_step
 from nolo.random import as_generator
 from nolo.sklearn_api._base import check_fitted, check_pass_params, run_passes
-from nolo.sklearn_api._inputs import Readings, clean_inputs, item_targets, to_readings
+from nolo.sklearn_api._inputs import Readings, clean_inputs, item_targets, target_vector, to_readings
 from nolo.sklearn_api._scaling import Standardizer
 
 __all__ = ["TwoCopyRegressor", "KnownCovarianceRegressor", "GaussianNoiseKernelRegressor"]
@@ -136,6 +136,7 @@ class _CSS11Regressor(RegressorMixin, Configurable):
 
     def _fit(self, X, y, groups, max_iter: int):
         self._validate_params()
+        y = target_vector(y)
         R = self._readings(X, groups)
         yv = item_targets(y, R)
         scaler = Standardizer.fit(R.means(), yv, self.fit_intercept)
@@ -394,6 +395,7 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
 
     def _fit(self, X, y, groups, max_iter):
         self._validate_params()
+        y = target_vector(y)
         R = self._readings(X, groups)
         yv = item_targets(y, R)
         my = float(np.mean(yv)) if self.fit_intercept else 0.0
