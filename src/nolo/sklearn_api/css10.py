@@ -60,7 +60,7 @@ def _names_X(X, groups):
 class _Data:
     """The items of one ``fit``/``partial_fit`` call, ready to be played (standardised readings or oracles)."""
 
-    def __init__(self, est, X, y, groups, scaler=None, labels=None):
+    def __init__(self, est, X, y, groups, scaler=None, labels=None, expect_d=None):
         if _is_oracle_list(X):
             if groups is not None:
                 raise ParameterError("groups must be None when X is a list of oracles")
@@ -77,6 +77,9 @@ class _Data:
         self.n = self.y.shape[0]
         if labels is not None:
             self.y = labels(self.y)
+        if expect_d is not None and self.n_features is not None and self.n_features != expect_d:
+            raise ParameterError(f"X has {self.n_features} features, but {type(est).__name__} is expecting "
+                                 f"{expect_d} features as input")
         if scaler is None:
             if self.readings is None:
                 scaler = Standardizer(np.zeros(self.n_features or 0), np.ones(self.n_features or 0), 0.0, 1.0)
@@ -91,7 +94,11 @@ class _Data:
         self.ys = scaler.y(self.y) if est.is_regressor else self.y
         if self.readings is not None:
             R = self.readings
-            self.values = est._features(scaler.x(R.values))
+            with np.errstate(over="ignore", invalid="ignore"):
+                self.values = est._features(scaler.x(R.values))
+            if not np.all(np.isfinite(self.values)):
+                raise ParameterError("X holds readings too large for the standardisation (they overflow float64 once "
+                                     "centred and scaled); rescale X")
             self.offsets = R.offsets
             self.counts = R.counts
             self.dense = None if R.dense is None else self.values.reshape(R.dense.shape[0], R.dense.shape[1], -1)
@@ -158,6 +165,17 @@ class _CSS10Estimator(Configurable):
         check_pass_params(self)
         check_choice(self.on_exhausted, "on_exhausted", ("raise", "drop"))
         check_seed(self.seed)
+        from nolo.kernels.base import NoisyFeatureKernel
+        from nolo.learners.kernel._common import resolve_kernel, resolve_loss
+
+        for name, resolve in (("loss", lambda: resolve_loss(self._learner_params()["loss"]).series),
+                              ("kernel", lambda: resolve_kernel(self.kernel, NoisyFeatureKernel))):
+            try:
+                resolve()
+            except ParameterError as exc:
+                if name in str(exc).split(" ", 1)[0]:
+                    raise
+                raise ParameterError(f"{name}: {exc}") from None
         learner = NoisyKernelLearner(**self._learner_params())
         learner._validate_params()  # no draw from a Generator seed
         kind = "regression" if self.is_regressor else "classification"
@@ -240,12 +258,7 @@ class _CSS10Estimator(Configurable):
 
     def _data(self, X, y, groups, scaler=None, labels=None) -> _Data:
         self._validate_params()
-        data = _Data(self, X, y, groups, scaler, labels)
-        if hasattr(self, "learner_") and scaler is not None and data.n_features is not None \
-                and data.n_features != self.n_features_in_:
-            raise ParameterError(f"X has {data.n_features} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
-        return data
+        return _Data(self, X, y, groups, scaler, labels, self.n_features_in_ if scaler is not None else None)
 
     def _decision(self, X, groups=None) -> np.ndarray:
         """``<w, Psi(x)>`` at clean inputs (or at the per-item means of readings), in standardised target units."""
@@ -406,7 +419,12 @@ class NoisyKernelClassifier(ClassifierMixin, _CSS10Estimator):
     @staticmethod
     def _classes(values, name: str) -> np.ndarray:
         """The two classes of ``values`` (sorted); scikit-learn's wording for the refusals."""
-        arr = np.asarray(target_vector(values, name))
+        try:
+            arr = np.asarray(target_vector(values, name))
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, ParameterError):
+                raise
+            raise ParameterError(f"{name} must be a 1-d array of labels: {exc}") from None
         if arr.ndim != 1:
             raise ParameterError(f"{name} must be a 1-d array of labels, got shape {arr.shape}")
         if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):

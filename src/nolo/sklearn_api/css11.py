@@ -189,8 +189,12 @@ class _CSS11Regressor(RegressorMixin, Configurable):
                                  f"{self.n_features_in_} features as input")
         yv = item_targets(y, R)
         scaler = self.scaler_
-        Rs = Readings(scaler.x(R.values), R.offsets, None if R.dense is None else scaler.x(R.dense), R.row_item)
+        with np.errstate(over="ignore", invalid="ignore"):
+            Rs = Readings(scaler.x(R.values), R.offsets, None if R.dense is None else scaler.x(R.dense), R.row_item)
         V, k = self._views(Rs)
+        if not np.all(np.isfinite(V)):
+            raise ParameterError("X holds readings too large for the standardisation fitted on the first batch (they "
+                                 "overflow float64 once centred and scaled); rescale X")
         learner, cov = copy.deepcopy((self.learner_, self.noise_schedule_))
         if cov is None and self._needs_schedule(k, learner):
             raise ParameterError(
@@ -390,6 +394,9 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
         super()._validate_params()
         check_choice(self.kernel, "kernel", ("gaussian", "radial"))
         check_scalar(self.W, "W", low=0.0, low_inclusive=False, high=1e100)
+        check_scalar(self.width, "width", low=0.0, low_inclusive=False)
+        check_scalar(self.c, "c", low=0.0, low_inclusive=False)
+        check_noise_covariance(self.noise_cov, None if np.ndim(self.noise_cov) else 1)
         if self.step == "theory":
             raise ParameterError("step must be None or a positive number for GaussianNoiseKernelRegressor")
 
