@@ -108,7 +108,7 @@ def test_safeguard_scales_the_correction_while_the_gram_is_indefinite():
         # the solved matrix A - gamma C is positive definite once the power estimate has converged
     assert min(gammas[:5]) < 1e-3  # first items: G_t is indefinite (rank < d), the correction is scaled away
     assert gammas[-1] == 1.0
-    A = m.chol_ @ m.chol_.T
+    A = m.chol_.T @ m.chol_
     lam = np.linalg.eigvals(np.linalg.solve(A, m.correction_)).real.max()
     # the power estimate is a lower estimate (isotropic noise: the top eigenvalues are close, it converges slowly)
     assert 0.95 * lam <= m.rho_ <= lam * (1 + 1e-9)

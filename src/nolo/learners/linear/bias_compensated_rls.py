@@ -51,14 +51,14 @@ class BiasCompensatedRLS(NoisyInputLearner):
     **Recursion** (the bias-compensated RLS of Sagara & Wada, Int. J. Control 25 (1977) 329-343; see
     Soderstrom, *Errors-in-Variables Methods in System Identification*, Springer 2018, on bias-eliminating
     least squares): split ``G_t + alpha I = A_t - C_t`` with ``A_t = alpha I + sum xbar xbar^T`` (positive
-    definite: its Cholesky factor gets one rank-one update per item, ``O(p^2)``) and ``C_t = sum C_i``
+    definite: its upper Cholesky factor ``chol_`` (``A_t = U^T U``) gets one rank-one update per item, ``O(p^2)``) and ``C_t = sum C_i``
     (positive semidefinite, accumulated).  The coefficients follow the fixed point
     ``w <- A_t^{-1} (b_t + gamma_t C_t w)``, ``sweeps`` steps per item warm-started from the previous item
     (``O(p^2)`` each); the step contracts at rate ``gamma_t rho_t``, ``rho_t = lambda_max(A_t^{-1} C_t)``.
 
     **Positive-definiteness safeguard.**  ``G_t`` itself can be indefinite (few items, heavy noise);
     ``A_t - gamma C_t`` is positive definite iff ``gamma rho_t < 1``.  ``rho_t`` is tracked by one power-
-    iteration step per sweep on ``L^{-1} C_t L^{-T}`` (``rho_`` -- a lower estimate that converges within a
+    iteration step per sweep on ``U^{-T} C_t U^{-1}`` (``rho_`` -- a lower estimate that converges within a
     few items), and the correction is scaled by ``gamma_t = min(1, max_correction / rho_t)`` (``gamma_``): the
     system solved is always ``A_t - gamma_t C_t >= (1 - max_correction) A_t`` (the regularised corrected Gram),
     early on a partial correction between ridge least squares (``gamma = 0``) and the full correction, and the
@@ -204,9 +204,9 @@ class BiasCompensatedRLS(NoisyInputLearner):
     def _check_state(self) -> None:
         if not self.is_initialized:
             return
-        L = self.chol_
-        if np.any(np.triu(L, 1) != 0.0) or np.any(np.diag(L) <= 0.0):
-            raise PersistenceError("chol_ must be lower triangular with a positive diagonal")
+        U = self.chol_
+        if np.any(np.tril(U, -1) != 0.0) or np.any(np.diag(U) <= 0.0):
+            raise PersistenceError("chol_ must be upper triangular with a positive diagonal")
         if not np.array_equal(self.correction_, self.correction_.T):
             raise PersistenceError("correction_ must be symmetric")
         if not (self.rho_ >= 0.0 and 0.0 < self.gamma_ <= 1.0):
@@ -291,13 +291,13 @@ class BiasCompensatedRLS(NoisyInputLearner):
 
     def _play(self, R: np.ndarray, offsets: np.ndarray, yv: np.ndarray) -> None:
         d = self.n_features_in_
-        L, C, b, theta, u = (a.copy() for a in (self.chol_, self.correction_, self.xy_, self.theta_, self.power_))
+        U, C, b, theta, u = (a.copy() for a in (self.chol_, self.correction_, self.xy_, self.theta_, self.power_))
         aux = np.array([self.rho_, self.gamma_])
         k_max = 2 if self.noise == "two_copy" else np.iinfo(np.int64).max
         status = bcrls_loop(
             R, offsets, np.ascontiguousarray(yv, dtype=np.float64), 0 if self.noise == "known" else 1, k_max,
             self._sigma(d), bool(self.fit_intercept), float(self.max_correction), int(self.sweeps),
-            L, C, b, theta, u, aux,
+            U, C, b, theta, u, aux,
         )
         if status < 0:
             raise NumericalError(
@@ -305,7 +305,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
                 "too large for float64?); no item of this call was committed"
             )
         used = np.minimum(np.diff(offsets), k_max)
-        self.chol_, self.correction_, self.xy_, self.theta_, self.power_ = L, C, b, theta, u
+        self.chol_, self.correction_, self.xy_, self.theta_, self.power_ = U, C, b, theta, u
         self.rho_, self.gamma_ = float(aux[0]), float(aux[1])
         self.coef_ = theta[:d].copy()
         self.intercept_ = float(theta[d]) if self.fit_intercept else 0.0
