@@ -169,15 +169,18 @@ def estimator_targets() -> list[Target]:
             import copy
 
             if "fitted" not in cache:
-                cache["fitted"] = cls(seed=0).fit(Xm, y)
+                cache["fitted"] = cls(**({"seed": 0} if "seed" in cls().get_params() else {})).fit(Xm, y)
             return copy.deepcopy(cache["fitted"])
 
         out += [
             Target(f"{name}.fit(X)", "X", make, lambda r, v, y=y: r.fit(v, y),
                    H.bad_arrays((n, m, d), Xm).map(_new_feature_count_ok)),
             Target(f"{name}.fit(y)", "y", make, lambda r, v: r.fit(Xm, v), H.bad_arrays((n,), y)),
-            Target(f"{name}.partial_fit(X)", "X", make, lambda r, v, y=y: r.partial_fit(v, y),
-                   H.bad_arrays((n, m, d), Xm)),
+        ]
+        if hasattr(cls(), "partial_fit"):  # batch estimators have none
+            out.append(Target(f"{name}.partial_fit(X)", "X", make, lambda r, v, y=y: r.partial_fit(v, y),
+                              H.bad_arrays((n, m, d), Xm)))
+        out += [
             Target(f"{name}.predict(X)", "X", make, lambda r, v: r.predict(v), H.bad_arrays((n, d), Xc, batch=True)),
             Target(f"{name}.set_params", "<param>", make, None,
                    st.tuples(st.sampled_from(sorted(cls().get_params(deep=False))), st.sampled_from(H.BAD_PARAM_VALUES))),

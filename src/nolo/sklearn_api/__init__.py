@@ -1,5 +1,7 @@
 """Scikit-learn-style estimators (``fit``/``partial_fit``/``predict``) on repeated noisy readings.
 
+* errors-in-variables regression, the practitioner's first choice: :class:`EIVRegressor` (online,
+  bias-compensated RLS), :class:`CorrectedLeastSquaresRegressor` (batch);
 * CSS10 (unknown noise): :class:`NoisyKernelRegressor`, :class:`NoisyKernelClassifier`;
 * CSS11 (side information on the noise): :class:`TwoCopyRegressor`,
   :class:`KnownCovarianceRegressor`, :class:`GaussianNoiseKernelRegressor`.
@@ -14,8 +16,11 @@ outputs), fits an intercept by default and warns when ``fit``'s passes did not c
 from nolo.sklearn_api._base import NotFittedError, ProjectionWarning, expected_failed_checks
 from nolo.sklearn_api.css10 import NoisyKernelClassifier, NoisyKernelRegressor
 from nolo.sklearn_api.css11 import GaussianNoiseKernelRegressor, KnownCovarianceRegressor, TwoCopyRegressor
+from nolo.sklearn_api.eiv import CorrectedLeastSquaresRegressor, EIVRegressor
 
 __all__ = [
+    "EIVRegressor",
+    "CorrectedLeastSquaresRegressor",
     "NoisyKernelRegressor",
     "NoisyKernelClassifier",
     "TwoCopyRegressor",

@@ -41,6 +41,7 @@ from nolo.noise import RepeatedMeasurements
 from nolo.random import as_generator
 from nolo.sklearn_api._base import check_fitted, check_pass_params, run_passes
 from nolo.sklearn_api._inputs import clean_inputs, item_targets, target_vector, to_readings
+from nolo.sklearn_api._linear import names_X
 from nolo.sklearn_api._scaling import Standardizer
 
 __all__ = ["NoisyKernelRegressor", "NoisyKernelClassifier"]
@@ -50,11 +51,6 @@ _PROBE = 200  # training items whose decision values decide convergence
 
 def _is_oracle_list(X) -> bool:
     return isinstance(X, (list, tuple)) and len(X) > 0 and all(callable(getattr(o, "query", None)) for o in X)
-
-
-def _names_X(X, groups):
-    """What scikit-learn's feature-name check should look at (a 2-D table; not readings arrays or oracles)."""
-    return X if groups is not None or getattr(X, "ndim", 0) == 2 else None
 
 
 class _Data:
@@ -263,7 +259,7 @@ class _CSS10Estimator(Configurable):
     def _decision(self, X, groups=None) -> np.ndarray:
         """``<w, Psi(x)>`` at clean inputs (or at the per-item means of readings), in standardised target units."""
         check_fitted(self, "learner_")
-        _check_feature_names(self, _names_X(X, groups), reset=False)
+        _check_feature_names(self, names_X(X, groups), reset=False)
         Xc = clean_inputs(X, groups)
         if Xc.shape[1] != self.n_features_in_:
             raise ParameterError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "
@@ -333,7 +329,7 @@ class NoisyKernelRegressor(RegressorMixin, _CSS10Estimator):
         """Up to ``max_iter`` passes over the items of ``X`` (readings in any layout, or oracles)."""
         data = self._data(X, y, groups)
         self._play(data, None, int(self.max_iter), {})
-        _check_feature_names(self, _names_X(X, groups), reset=True)
+        _check_feature_names(self, names_X(X, groups), reset=True)
         return self
 
     def partial_fit(self, X, y, groups=None) -> "NoisyKernelRegressor":
@@ -341,7 +337,7 @@ class NoisyKernelRegressor(RegressorMixin, _CSS10Estimator):
         if not hasattr(self, "learner_"):
             data = self._data(X, y, groups)
             self._play(data, None, 1, {})
-            _check_feature_names(self, _names_X(X, groups), reset=True)
+            _check_feature_names(self, names_X(X, groups), reset=True)
             return self
         data = self._data(X, y, groups, scaler=self.scaler_)
         self._play(data, self.learner_, 1, {})
@@ -448,7 +444,7 @@ class NoisyKernelClassifier(ClassifierMixin, _CSS10Estimator):
         data = self._data(X, y, groups, labels=self._labeler(classes))
         self._play(data, None, max_iter, {"classes_": classes})
         self._calibrate(data)
-        _check_feature_names(self, _names_X(X, groups), reset=True)
+        _check_feature_names(self, names_X(X, groups), reset=True)
         return self
 
     def fit(self, X, y, groups=None) -> "NoisyKernelClassifier":

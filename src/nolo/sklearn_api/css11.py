@@ -29,11 +29,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sklearn.base import RegressorMixin
 from sklearn.utils.validation import _check_feature_names
 
-from nolo._config import Configurable
-from nolo._validation import check_bool, check_choice, check_scalar, check_seed
+from nolo._validation import check_bool, check_choice, check_scalar
 from nolo.exceptions import ParameterError
 from nolo.kernels.radial import RadialKernelApproximation
 from nolo.kernels.surrogate import GaussianSurrogateKernel, check_noise_covariance
@@ -41,8 +39,9 @@ from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
 from nolo.learners.linear import KnownCovarianceLinearRegression, TwoCopyLinearRegression
 from nolo.oco.steps import check_step
 from nolo.random import as_generator
-from nolo.sklearn_api._base import check_fitted, check_pass_params, run_passes
-from nolo.sklearn_api._inputs import Readings, clean_inputs, item_targets, target_vector, to_readings
+from nolo.sklearn_api._base import check_fitted
+from nolo.sklearn_api._inputs import clean_inputs, item_targets, target_vector
+from nolo.sklearn_api._linear import LinearReadingsRegressor, names_X
 from nolo.sklearn_api._scaling import Standardizer
 
 __all__ = ["TwoCopyRegressor", "KnownCovarianceRegressor", "GaussianNoiseKernelRegressor"]
@@ -50,7 +49,7 @@ __all__ = ["TwoCopyRegressor", "KnownCovarianceRegressor", "GaussianNoiseKernelR
 _CHECKPOINTS = 10
 
 
-def _two_views(R: Readings, combine: bool) -> tuple[np.ndarray, np.ndarray]:
+def _two_views(R, combine: bool) -> tuple[np.ndarray, np.ndarray]:
     """Two independent views per item ``(n, 2, d)`` (the means of the two halves of its readings, or its first
     two readings) and the number of readings ``k_i`` averaged in each view."""
     if R.dense is not None:
@@ -84,13 +83,11 @@ class _PerItemCovariance:
         return self.S / self.k[t - 1]
 
 
-class _CSS11Regressor(RegressorMixin, Configurable):
-    min_copies = 1
+class _CSS11Regressor(LinearReadingsRegressor):
+    """The CSS11 linear learners (projected OGD) under :class:`LinearReadingsRegressor`: radius and step."""
 
-    # -- parameters ---------------------------------------------------------------------
     def _validate_params(self) -> None:
-        check_pass_params(self)
-        check_seed(self.seed)
+        super()._validate_params()
         if self.radius is not None:
             check_scalar(self.radius, "radius", low=0.0, low_inclusive=False, high=1e100)
         if self.step is not None and not (isinstance(self.step, str) and self.step == "theory"):
@@ -98,22 +95,6 @@ class _CSS11Regressor(RegressorMixin, Configurable):
                 raise ParameterError(f"step must be None, 'theory', a positive number or a step rule, got {self.step!r}")
             check_step(self.step)
         check_bool(self.combine_copies, "combine_copies")
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.three_d_array = True  # the readings layout (n, m, d)
-        return tags
-
-    # -- the shared fit ------------------------------------------------------------------
-    def _readings(self, X, groups) -> Readings:
-        R = to_readings(X, groups)
-        short = int(np.min(R.counts))
-        if short < self.min_copies:
-            raise ParameterError(
-                f"X must hold at least {self.min_copies} readings per item for {type(self).__name__} "
-                f"(an item has {short}); give repeated readings (n, m, d), a list of (m_i, d) arrays or a long table with groups"
-            )
-        return R
 
     def _radius(self, d: int) -> float:
         return float(self.radius) if self.radius is not None else 10.0 * math.sqrt(d)
@@ -128,38 +109,9 @@ class _CSS11Regressor(RegressorMixin, Configurable):
             return {"step": None, "x_bound": Bx, "y_bound": math.sqrt(float(np.mean(y**2))), "horizon": int(horizon)}
         return {"step": self.step}
 
-    def fit(self, X, y, groups=None) -> "_CSS11Regressor":
-        """Fit on the readings ``X`` (see the module docstring for the layouts) and targets ``y`` (one per item,
-        or one per row of a long table).  Runs up to ``max_iter`` passes; nothing changes if it raises."""
-        self._validate_params()
-        return self._fit(X, y, groups, int(self.max_iter))
-
-    def _fit(self, X, y, groups, max_iter: int):
-        self._validate_params()
-        y = target_vector(y)
-        R = self._readings(X, groups)
-        yv = item_targets(y, R)
-        scaler = Standardizer.fit(R.means(), yv, self.fit_intercept)
-        Rs = Readings(scaler.x(R.values), R.offsets, None if R.dense is None else scaler.x(R.dense), R.row_item)
-        V, k = self._views(Rs)
-        ys = scaler.y(yv)
-        n = R.n_items
-        learner, cov = self._make_learner(V, ys, k, scaler, horizon=n * max_iter)
-        rng = as_generator(self.seed)
-        radius = self._radius(R.n_features)
-
-        def play_pass(_):
-            order = rng.permutation(n) if self.shuffle else np.arange(n)
-            return self._play(learner, cov, V, ys, k, order, radius)
-
-        n_iter, _, bound = run_passes(play_pass, lambda: learner.average_, max_iter=max_iter, tol=float(self.tol),
-                                      owner=type(self).__name__)
-        _check_feature_names(self, X if groups is not None or getattr(X, "ndim", 0) == 2 else None, reset=True)
-        self._commit(learner=learner, cov=cov, scaler=scaler, d=R.n_features, n_iter=n_iter, bound=bound,
-                     copies=int(np.max(R.counts)), items=n)
-        return self
-
-    def _play(self, learner, cov, V, ys, k, order, radius) -> float:
+    def _play(self, learner, cov, V, ys, k, order) -> float:
+        """Play the items in ``order`` in chunks; the fraction of chunk ends at which ``||w|| = radius``."""
+        radius = self._radius(V.shape[2])
         bound = 0
         chunks = [c for c in np.array_split(order, min(_CHECKPOINTS, len(order))) if len(c)]
         if cov is not None:
@@ -169,56 +121,8 @@ class _CSS11Regressor(RegressorMixin, Configurable):
             bound += np.linalg.norm(learner.w_) >= radius * (1 - 1e-9)
         return bound / len(chunks)
 
-    def _commit(self, *, learner, cov, scaler, d, n_iter, bound, copies, items) -> None:
-        coef, intercept = scaler.linear(learner.average_)
-        for k, v in dict(learner_=learner, noise_schedule_=cov, scaler_=scaler, n_features_in_=d, n_iter_=n_iter,
-                         projection_active_=bound, copies_per_item_=copies, n_items_seen_=items, coef_=coef,
-                         intercept_=intercept).items():
-            setattr(self, k, v)
-
-    def partial_fit(self, X, y, groups=None) -> "_CSS11Regressor":
-        """One pass over more items (the first call fits the standardisation and plays one pass)."""
-        if not hasattr(self, "learner_"):
-            return self._fit(X, y, groups, 1)
-        import copy
-
-        self._validate_params()
-        R = self._readings(X, groups)
-        if R.n_features != self.n_features_in_:
-            raise ParameterError(f"X has {R.n_features} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
-        yv = item_targets(y, R)
-        scaler = self.scaler_
-        with np.errstate(over="ignore", invalid="ignore"):
-            Rs = Readings(scaler.x(R.values), R.offsets, None if R.dense is None else scaler.x(R.dense), R.row_item)
-        V, k = self._views(Rs)
-        if not np.all(np.isfinite(V)):
-            raise ParameterError("X holds readings too large for the standardisation fitted on the first batch (they "
-                                 "overflow float64 once centred and scaled); rescale X")
-        learner, cov = copy.deepcopy((self.learner_, self.noise_schedule_))
-        if cov is None and self._needs_schedule(k, learner):
-            raise ParameterError(
-                f"X must hold the same number of readings per item as in fit ({self.copies_per_item_}) for "
-                f"{type(self).__name__}: the averaged readings' noise covariance depends on it"
-            )
-        order = as_generator(self.seed).permutation(R.n_items) if self.shuffle else np.arange(R.n_items)
-        bound = self._play(learner, cov, V, scaler.y(yv), k, order, self._radius(R.n_features))
-        self._commit(learner=learner, cov=cov, scaler=scaler, d=R.n_features, n_iter=1, bound=bound,
-                     copies=self.copies_per_item_, items=self.n_items_seen_ + R.n_items)
-        return self
-
-    def _needs_schedule(self, k, learner) -> bool:
-        return False
-
-    def predict(self, X, groups=None) -> np.ndarray:
-        """``<coef_, x> + intercept_`` at clean inputs ``(n, d)`` (or at the per-item means of readings)."""
-        check_fitted(self, "coef_")
-        _check_feature_names(self, X if groups is not None or getattr(X, "ndim", 0) == 2 else None, reset=False)
-        Xc = clean_inputs(X, groups)
-        if Xc.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
-        return Xc @ self.coef_ + self.intercept_
+    def _coef_std(self, learner):
+        return learner.average_, 0.0
 
 
 class TwoCopyRegressor(_CSS11Regressor):
@@ -456,7 +360,7 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
         order = as_generator(self.seed).permutation(V.shape[0]) if self.shuffle else np.arange(V.shape[0])
         learner.learn_stream(V[order], ys[order])
         if X is not None:
-            _check_feature_names(self, X if groups is not None or getattr(X, "ndim", 0) == 2 else None, reset=True)
+            _check_feature_names(self, names_X(X, groups), reset=True)
         for key, v in dict(learner_=learner, scaler_=scaler, k_=int(k[0]), n_features_in_=R.n_features, n_iter_=1,
                            copies_per_item_=int(np.max(R.counts)), n_items_seen_=items + R.n_items).items():
             setattr(self, key, v)
@@ -465,7 +369,7 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
     def predict(self, X, groups=None) -> np.ndarray:
         """``mu_y + s_y sum_i alpha_i k(x~_i, x)`` at clean inputs ``(n, d)`` (or the per-item means of readings)."""
         check_fitted(self, "learner_")
-        _check_feature_names(self, X if groups is not None or getattr(X, "ndim", 0) == 2 else None, reset=False)
+        _check_feature_names(self, names_X(X, groups), reset=False)
         Xc = clean_inputs(X, groups)
         if Xc.shape[1] != self.n_features_in_:
             raise ParameterError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "

@@ -1,0 +1,218 @@
+"""Errors-in-variables regression on repeated readings, scikit-learn style: the estimators to reach for first.
+
+* :class:`EIVRegressor` -- online: bias-compensated recursive least squares
+  (:class:`nolo.learners.linear.BiasCompensatedRLS`), ``O(d^2)`` per item, ``partial_fit`` streams; after one
+  pass it is the corrected least-squares solution;
+* :class:`CorrectedLeastSquaresRegressor` -- batch: :class:`nolo.batch.CorrectedLeastSquares` (Fuller 1987).
+
+Both take the readings in any layout of :mod:`nolo.sklearn_api._inputs` (``(n, m, d)``, a ragged list, or a long
+table with ``groups``), standardise internally (undone for ``coef_`` / ``intercept_``) and fit an intercept by
+default.  Ordinary least squares on the mean of the readings is attenuated towards 0 by the factor
+``C (C + Sigma/m)^{-1}`` (``C`` the covariance of the clean inputs); these estimators remove that bias.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nolo._validation import check_scalar
+from nolo.batch import CorrectedLeastSquares
+from nolo.exceptions import ParameterError
+from nolo.kernels.surrogate import check_noise_covariance
+from nolo.learners.linear import BiasCompensatedRLS
+from nolo.learners.linear.bias_compensated_rls import NOISE_MODES
+from nolo.sklearn_api._inputs import Readings
+from nolo.sklearn_api._linear import LinearReadingsRegressor
+
+__all__ = ["EIVRegressor", "CorrectedLeastSquaresRegressor"]
+
+_MIN_READINGS = {"repeated": 2, "two_copy": 2, "known": 1}
+
+
+class _Items:
+    """Standardised readings indexed by an array of item numbers: ``(k, m, d)`` or a list of ``(m_i, d)``."""
+
+    def __init__(self, R: Readings):
+        self.R = R
+
+    def __getitem__(self, idx):
+        return self.R.select(np.asarray(idx)).as_dense_or_items()
+
+
+class EIVRegressor(LinearReadingsRegressor):
+    """Online errors-in-variables linear regression from repeated noisy readings (bias-compensated RLS).
+
+    The corrected normal equations ``(sum_i xbar_i xbar_i^T - C_i) w = sum_i xbar_i y_i`` (Fuller, *Measurement
+    Error Models*, 1987, section 2.2), solved online at ``O(d^2)`` per item by
+    :class:`nolo.learners.linear.BiasCompensatedRLS` (Sagara & Wada 1977; see its docstring for the
+    positive-definiteness safeguard).  ``C_i`` -- the noise of item ``i``'s mean reading -- comes from
+
+    * ``noise="repeated"`` (default): the spread of the item's own readings (``m_i >= 2``; noise unknown);
+    * ``noise="known"``: ``noise_cov / m_i`` (``noise_cov``: the covariance of ONE reading, in ``X``'s units);
+    * ``noise="two_copy"``: the first two readings only (CSS11 Setting 1's information).
+
+    ``fit`` plays up to ``max_iter`` passes: each pass adds the items again, which scales both sides of the
+    equations alike (so the solution they define does not change) and gives the incremental solver more sweeps;
+    it stops when the coefficients move less than ``tol`` (relative).  ``partial_fit`` streams new items.
+
+    Parameters
+    ----------
+    noise : {"repeated", "known", "two_copy"}
+    noise_cov : float, (d,) or (d, d) array, or None
+        ``noise="known"`` only.
+    fit_intercept : bool, default True
+    alpha : float > 0, default 1e-6
+        Ridge on the (standardised, unnormalised) Gram sum.
+    max_correction : float in (0, 1), default 0.9
+        The safeguard's bound on the share of the Gram matrix the correction may remove.
+    sweeps : int >= 1
+        Fixed-point steps per item.
+    max_iter : int >= 1, default 10
+    tol : float >= 0, default 1e-4
+    shuffle : bool
+        Items in a seeded random order per pass.
+    seed : None, int, SeedSequence or Generator
+
+    Fitted: ``coef_``, ``intercept_``, ``n_iter_``, ``learner_`` (on the standardised data), ``scaler_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.sklearn_api import EIVRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> clean = rng.normal(size=(2000, 3))
+    >>> y = clean @ np.array([1.0, -2.0, 0.5]) + 3.0
+    >>> readings = clean[:, None, :] + 1.0 * rng.normal(size=(2000, 2, 3))   # 2 readings per item, noise sd 1
+    >>> est = EIVRegressor(seed=0).fit(readings, y)
+    >>> est.coef_.round(1), round(est.intercept_, 1)
+    (array([ 1. , -2. ,  0.5]), 3.0)
+    >>> from sklearn.linear_model import LinearRegression
+    >>> LinearRegression().fit(readings.mean(axis=1), y).coef_.round(1)  # attenuated by 1 / (1 + 1/2)
+    array([ 0.7, -1.3,  0.3])
+    """
+
+    def __init__(self, noise="repeated", noise_cov=None, fit_intercept=True, alpha=1e-6, max_correction=0.9,
+                 sweeps=1, max_iter=10, tol=1e-4, shuffle=True, seed=None):
+        self.noise = noise
+        self.noise_cov = noise_cov
+        self.fit_intercept = fit_intercept
+        self.alpha = alpha
+        self.max_correction = max_correction
+        self.sweeps = sweeps
+        self.max_iter = max_iter
+        self.tol = tol
+        self.shuffle = shuffle
+        self.seed = seed
+
+    @property
+    def min_copies(self) -> int:
+        return _MIN_READINGS.get(self.noise, 1)
+
+    def _learner(self, noise_cov=None) -> BiasCompensatedRLS:
+        return BiasCompensatedRLS(noise=self.noise, noise_cov=noise_cov if noise_cov is not None else self.noise_cov,
+                                  fit_intercept=self.fit_intercept, alpha=self.alpha,
+                                  max_correction=self.max_correction, sweeps=self.sweeps)
+
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        if not isinstance(self.noise, str) or self.noise not in NOISE_MODES:
+            raise ParameterError(f"noise must be one of {', '.join(map(repr, NOISE_MODES))}, got {self.noise!r}")
+        self._learner()._validate_params()
+
+    def _views(self, R):
+        return _Items(R), R.counts
+
+    def _make_learner(self, V, ys, k, scaler, horizon):
+        S = None
+        if self.noise == "known":
+            S = scaler.noise_cov(check_noise_covariance(self.noise_cov, V.R.n_features))
+        return self._learner(S), None
+
+    def _play(self, learner, cov, V, ys, k, order) -> float:
+        learner.learn_stream(V[order], ys[order])
+        return 0.0
+
+    def _coef_std(self, learner):
+        return learner.coef_, learner.intercept_
+
+
+class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
+    """Batch errors-in-variables (corrected, method-of-moments) least squares on repeated readings.
+
+    A wrapper of :class:`nolo.batch.CorrectedLeastSquares` (Fuller 1987, section 2.2) on the standardised
+    readings: ``w = (Xbar^T Xbar / n - Sigma / m)^{-1} Xbar^T y / n`` with ``Xbar`` the per-item means, centred
+    when ``fit_intercept``.  Needs the same number of readings ``m`` for every item (use :class:`EIVRegressor`
+    for ragged data).  No ``partial_fit`` (a batch solve).
+
+    Parameters
+    ----------
+    noise_cov : "estimate", float, (d,) or (d, d) array
+        Covariance of ONE reading in ``X``'s units, or ``"estimate"`` (default): the pooled within-item
+        covariance of the readings (needs ``m >= 2``).
+    radius : float > 0 or None
+        Solve over ``||w|| <= radius`` (standardised coefficients) -- needed when the corrected moment matrix
+        is not positive definite (few items, heavy noise); None: unconstrained.
+    fit_intercept : bool, default True
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nolo.sklearn_api import CorrectedLeastSquaresRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> clean = rng.normal(size=(2000, 3))
+    >>> y = clean @ np.array([1.0, -2.0, 0.5]) + 3.0
+    >>> readings = clean[:, None, :] + 1.0 * rng.normal(size=(2000, 2, 3))   # 2 readings per item, noise sd 1
+    >>> est = CorrectedLeastSquaresRegressor().fit(readings, y)
+    >>> est.coef_.round(1), round(est.intercept_, 1)
+    (array([ 1. , -2. ,  0.5]), 3.0)
+    """
+
+    max_iter, tol, shuffle, seed = 1, 0.0, False, None
+
+    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=True):
+        self.noise_cov = noise_cov
+        self.radius = radius
+        self.fit_intercept = fit_intercept
+
+    @property
+    def min_copies(self) -> int:
+        return 2 if isinstance(self.noise_cov, str) else 1
+
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        if isinstance(self.noise_cov, str):
+            if self.noise_cov != "estimate":
+                raise ParameterError(f"noise_cov must be a covariance or 'estimate', got {self.noise_cov!r}")
+        else:
+            check_noise_covariance(self.noise_cov, None if np.ndim(self.noise_cov) else 1)
+        if self.radius is not None:
+            check_scalar(self.radius, "radius", low=0.0, low_inclusive=False, high=1e100)
+
+    def _views(self, R):
+        if R.n_items < 2:
+            raise ParameterError(f"X holds {R.n_items} item (n_samples={R.n_items}): corrected least squares needs "
+                                 "at least 2 items (more than the number of features)")
+        if R.dense is None:
+            raise ParameterError("X must hold the same number of readings for every item for "
+                                 "CorrectedLeastSquaresRegressor (use EIVRegressor for ragged readings)")
+        return R.dense, R.counts
+
+    def _make_learner(self, V, ys, k, scaler, horizon):
+        S = self.noise_cov
+        if not isinstance(S, str):
+            S = scaler.noise_cov(check_noise_covariance(S, V.shape[2]))
+        return CorrectedLeastSquares(noise_cov=S, radius=self.radius), None
+
+    def _play(self, learner, cov, V, ys, k, order) -> float:
+        learner.fit(V, ys)
+        if self.radius is not None and np.linalg.norm(learner.coef_) >= float(self.radius) * (1 - 1e-9):
+            return 1.0
+        return 0.0
+
+    def _coef_std(self, learner):
+        return learner.coef_, 0.0
+
+    @property
+    def partial_fit(self):
+        raise AttributeError("CorrectedLeastSquaresRegressor is a batch estimator: it has no partial_fit "
+                             "(EIVRegressor streams)")
