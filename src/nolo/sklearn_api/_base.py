@@ -8,12 +8,13 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.exceptions import NotFittedError as _SkNotFitted
+from sklearn.utils.validation import _check_feature_names
 
 from nolo._validation import check_bool, check_int, check_scalar
 from nolo.exceptions import ParameterError
 
-__all__ = ["NotFittedError", "ProjectionWarning", "check_fitted", "check_pass_params", "run_passes",
-           "expected_failed_checks"]
+__all__ = ["NotFittedError", "ProjectionWarning", "check_fitted", "check_n_features", "check_pass_params",
+           "expected_failed_checks", "feature_names", "prediction_inputs", "run_passes"]
 
 
 class NotFittedError(ParameterError, _SkNotFitted):
@@ -30,6 +31,30 @@ class ProjectionWarning(UserWarning):
 def check_fitted(est, attr: str) -> None:
     if not hasattr(est, attr):
         raise NotFittedError(f"{type(est).__name__} is not fitted yet: call fit(X, y) before using it")
+
+
+def check_n_features(est, d: int) -> None:
+    """``d`` features as in ``fit`` (scikit-learn's wording)."""
+    if d != est.n_features_in_:
+        raise ParameterError(f"X has {d} features, but {type(est).__name__} is expecting {est.n_features_in_} "
+                             "features as input")
+
+
+def feature_names(est, X, groups, *, reset: bool) -> None:
+    """scikit-learn's feature-name bookkeeping (``feature_names_in_``) for a 2-D table; readings arrays, ragged
+    lists and oracles carry no names."""
+    _check_feature_names(est, X if groups is not None or getattr(X, "ndim", 0) == 2 else None, reset=reset)
+
+
+def prediction_inputs(est, X, groups, fitted: str) -> np.ndarray:
+    """The ``(n, d)`` inputs ``predict`` evaluates at: clean rows, or the per-item means of readings."""
+    from nolo.sklearn_api._inputs import clean_inputs
+
+    check_fitted(est, fitted)
+    feature_names(est, X, groups, reset=False)
+    Xc = clean_inputs(X, groups)
+    check_n_features(est, Xc.shape[1])
+    return Xc
 
 
 def check_pass_params(est) -> None:

@@ -15,22 +15,16 @@ import copy
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import _check_feature_names
 
 from nolo._config import Configurable
 from nolo._validation import check_seed
 from nolo.exceptions import ParameterError
 from nolo.random import as_generator
-from nolo.sklearn_api._base import check_fitted, check_pass_params, run_passes
-from nolo.sklearn_api._inputs import Readings, clean_inputs, item_targets, target_vector, to_readings
+from nolo.sklearn_api._base import check_n_features, check_pass_params, feature_names, prediction_inputs, run_passes
+from nolo.sklearn_api._inputs import Readings, item_targets, target_vector, to_readings
 from nolo.sklearn_api._scaling import Standardizer
 
-__all__ = ["LinearReadingsRegressor", "names_X"]
-
-
-def names_X(X, groups):
-    """What scikit-learn's feature-name check should look at: a 2-D table (not a readings array or a list)."""
-    return X if groups is not None or getattr(X, "ndim", 0) == 2 else None
+__all__ = ["LinearReadingsRegressor"]
 
 
 class LinearReadingsRegressor(RegressorMixin, Configurable):
@@ -115,7 +109,7 @@ class LinearReadingsRegressor(RegressorMixin, Configurable):
 
         n_iter, _, bound = run_passes(play_pass, coef, max_iter=max_iter, tol=float(self.tol),
                                       owner=type(self).__name__)
-        _check_feature_names(self, names_X(X, groups), reset=True)
+        feature_names(self, X, groups, reset=True)
         self._commit(learner=learner, cov=cov, scaler=scaler, d=R.n_features, n_iter=n_iter, bound=bound,
                      copies=int(np.max(R.counts)), items=n)
         return self
@@ -135,9 +129,7 @@ class LinearReadingsRegressor(RegressorMixin, Configurable):
         self._validate_params()
         y = target_vector(y)
         R = self._readings(X, groups)
-        if R.n_features != self.n_features_in_:
-            raise ParameterError(f"X has {R.n_features} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
+        check_n_features(self, R.n_features)
         yv = item_targets(y, R)
         V, k = self._views(self._standardised(R, self.scaler_))
         learner, cov = copy.deepcopy((self.learner_, self.noise_schedule_))
@@ -154,10 +146,4 @@ class LinearReadingsRegressor(RegressorMixin, Configurable):
 
     def predict(self, X, groups=None) -> np.ndarray:
         """``X @ coef_ + intercept_`` at clean inputs ``(n, d)`` (or at the per-item means of readings)."""
-        check_fitted(self, "coef_")
-        _check_feature_names(self, names_X(X, groups), reset=False)
-        Xc = clean_inputs(X, groups)
-        if Xc.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
-        return Xc @ self.coef_ + self.intercept_
+        return prediction_inputs(self, X, groups, "coef_") @ self.coef_ + self.intercept_

@@ -31,7 +31,6 @@ import copy
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_feature_names
 
 from nolo._config import Configurable
 from nolo._validation import check_choice, check_seed
@@ -39,9 +38,8 @@ from nolo.exceptions import ParameterError
 from nolo.learners.kernel import NoisyKernelLearner
 from nolo.noise import RepeatedMeasurements
 from nolo.random import as_generator
-from nolo.sklearn_api._base import check_fitted, check_pass_params, run_passes
-from nolo.sklearn_api._inputs import clean_inputs, item_targets, target_vector, to_readings
-from nolo.sklearn_api._linear import names_X
+from nolo.sklearn_api._base import check_n_features, check_pass_params, feature_names, prediction_inputs, run_passes
+from nolo.sklearn_api._inputs import item_targets, target_vector, to_readings
 from nolo.sklearn_api._scaling import Standardizer
 
 __all__ = ["NoisyKernelRegressor", "NoisyKernelClassifier"]
@@ -56,7 +54,7 @@ def _is_oracle_list(X) -> bool:
 class _Data:
     """The items of one ``fit``/``partial_fit`` call, ready to be played (standardised readings or oracles)."""
 
-    def __init__(self, est, X, y, groups, scaler=None, labels=None, expect_d=None):
+    def __init__(self, est, X, y, groups, scaler=None, labels=None, check_d=False):
         if _is_oracle_list(X):
             if groups is not None:
                 raise ParameterError("groups must be None when X is a list of oracles")
@@ -73,9 +71,8 @@ class _Data:
         self.n = self.y.shape[0]
         if labels is not None:
             self.y = labels(self.y)
-        if expect_d is not None and self.n_features is not None and self.n_features != expect_d:
-            raise ParameterError(f"X has {self.n_features} features, but {type(est).__name__} is expecting "
-                                 f"{expect_d} features as input")
+        if check_d and self.n_features is not None:
+            check_n_features(est, self.n_features)
         if scaler is None:
             if self.readings is None:
                 scaler = Standardizer(np.zeros(self.n_features or 0), np.ones(self.n_features or 0), 0.0, 1.0)
@@ -254,16 +251,11 @@ class _CSS10Estimator(Configurable):
 
     def _data(self, X, y, groups, scaler=None, labels=None) -> _Data:
         self._validate_params()
-        return _Data(self, X, y, groups, scaler, labels, self.n_features_in_ if scaler is not None else None)
+        return _Data(self, X, y, groups, scaler, labels, check_d=scaler is not None)
 
     def _decision(self, X, groups=None) -> np.ndarray:
         """``<w, Psi(x)>`` at clean inputs (or at the per-item means of readings), in standardised target units."""
-        check_fitted(self, "learner_")
-        _check_feature_names(self, names_X(X, groups), reset=False)
-        Xc = clean_inputs(X, groups)
-        if Xc.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
+        Xc = prediction_inputs(self, X, groups, "learner_")
         if Xc.shape[0] == 0:
             return np.zeros(0)
         return self.learner_.decision_function(self._features(self.scaler_.x(Xc)))
@@ -329,7 +321,7 @@ class NoisyKernelRegressor(RegressorMixin, _CSS10Estimator):
         """Up to ``max_iter`` passes over the items of ``X`` (readings in any layout, or oracles)."""
         data = self._data(X, y, groups)
         self._play(data, None, int(self.max_iter), {})
-        _check_feature_names(self, names_X(X, groups), reset=True)
+        feature_names(self, X, groups, reset=True)
         return self
 
     def partial_fit(self, X, y, groups=None) -> "NoisyKernelRegressor":
@@ -337,7 +329,7 @@ class NoisyKernelRegressor(RegressorMixin, _CSS10Estimator):
         if not hasattr(self, "learner_"):
             data = self._data(X, y, groups)
             self._play(data, None, 1, {})
-            _check_feature_names(self, names_X(X, groups), reset=True)
+            feature_names(self, X, groups, reset=True)
             return self
         data = self._data(X, y, groups, scaler=self.scaler_)
         self._play(data, self.learner_, 1, {})
@@ -444,7 +436,7 @@ class NoisyKernelClassifier(ClassifierMixin, _CSS10Estimator):
         data = self._data(X, y, groups, labels=self._labeler(classes))
         self._play(data, None, max_iter, {"classes_": classes})
         self._calibrate(data)
-        _check_feature_names(self, names_X(X, groups), reset=True)
+        feature_names(self, X, groups, reset=True)
         return self
 
     def fit(self, X, y, groups=None) -> "NoisyKernelClassifier":

@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sklearn.utils.validation import _check_feature_names
 
 from nolo._validation import check_bool, check_choice, check_scalar
 from nolo.exceptions import ParameterError
@@ -39,9 +38,9 @@ from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
 from nolo.learners.linear import KnownCovarianceLinearRegression, TwoCopyLinearRegression
 from nolo.oco.steps import check_step
 from nolo.random import as_generator
-from nolo.sklearn_api._base import check_fitted
-from nolo.sklearn_api._inputs import clean_inputs, item_targets, target_vector
-from nolo.sklearn_api._linear import LinearReadingsRegressor, names_X
+from nolo.sklearn_api._base import check_n_features, feature_names, prediction_inputs
+from nolo.sklearn_api._inputs import item_targets, target_vector
+from nolo.sklearn_api._linear import LinearReadingsRegressor
 from nolo.sklearn_api._scaling import Standardizer
 
 __all__ = ["TwoCopyRegressor", "KnownCovarianceRegressor", "GaussianNoiseKernelRegressor"]
@@ -321,9 +320,7 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
             return self._fit(X, y, groups, 1)
         self._validate_params()
         R = self._readings(X, groups)
-        if R.n_features != self.n_features_in_:
-            raise ParameterError(f"X has {R.n_features} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
+        check_n_features(self, R.n_features)
         yv = item_targets(y, R)
         V, k = _two_views(R, self.combine_copies)
         if np.any(k != self.k_):
@@ -360,7 +357,7 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
         order = as_generator(self.seed).permutation(V.shape[0]) if self.shuffle else np.arange(V.shape[0])
         learner.learn_stream(V[order], ys[order])
         if X is not None:
-            _check_feature_names(self, names_X(X, groups), reset=True)
+            feature_names(self, X, groups, reset=True)
         for key, v in dict(learner_=learner, scaler_=scaler, k_=int(k[0]), n_features_in_=R.n_features, n_iter_=1,
                            copies_per_item_=int(np.max(R.counts)), n_items_seen_=items + R.n_items).items():
             setattr(self, key, v)
@@ -368,12 +365,7 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
 
     def predict(self, X, groups=None) -> np.ndarray:
         """``mu_y + s_y sum_i alpha_i k(x~_i, x)`` at clean inputs ``(n, d)`` (or the per-item means of readings)."""
-        check_fitted(self, "learner_")
-        _check_feature_names(self, names_X(X, groups), reset=False)
-        Xc = clean_inputs(X, groups)
-        if Xc.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X has {Xc.shape[1]} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
+        Xc = prediction_inputs(self, X, groups, "learner_")
         if Xc.shape[0] == 0:
             return np.zeros(0)
         return self.scaler_.y_back(self.learner_.predict(Xc))
