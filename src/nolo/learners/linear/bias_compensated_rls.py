@@ -18,6 +18,8 @@ __all__ = ["BiasCompensatedRLS", "NOISE_MODES"]
 #: the three ways the noise correction is obtained
 NOISE_MODES = ("repeated", "known", "two_copy")
 _MIN_READINGS = {"repeated": 2, "known": 1, "two_copy": 2}
+#: no correction (ridge least squares, gamma = 0) for the first _WARMUP * p items, p = d + intercept
+_WARMUP = 2
 
 
 class BiasCompensatedRLS(NoisyInputLearner):
@@ -64,7 +66,10 @@ class BiasCompensatedRLS(NoisyInputLearner):
     early on a partial correction between ridge least squares (``gamma = 0``) and the full correction, and the
     full correction (``gamma = 1``) once the data determine it -- asymptotically ``rho_t`` tends to one minus
     the smallest attenuation factor, so the full correction is reached whenever the attenuation exceeds
-    ``1 - max_correction``.
+    ``1 - max_correction``.  Two guards for the early items, when ``A_t`` is (nearly) rank deficient and the
+    power estimate can lag far below ``rho_t``: no correction (``gamma = 0``, ridge least squares on the means)
+    for the first ``2 p`` items, and every fixed-point iterate is kept in the ``A_t``-norm ball
+    ``||U w|| <= ||U^{-T} b_t|| / (1 - max_correction)`` that contains the corrected solution.
 
     Parameters
     ----------
@@ -209,8 +214,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
             raise PersistenceError("chol_ must be upper triangular with a positive diagonal")
         if not np.array_equal(self.correction_, self.correction_.T):
             raise PersistenceError("correction_ must be symmetric")
-        if not (self.rho_ >= 0.0 and 0.0 < self.gamma_ <= 1.0):
-            raise PersistenceError(f"rho_ must be >= 0 and gamma_ in (0, 1], got {self.rho_!r}, {self.gamma_!r}")
+        if not (self.rho_ >= 0.0 and 0.0 <= self.gamma_ <= 1.0):
+            raise PersistenceError(f"rho_ must be >= 0 and gamma_ in [0, 1], got {self.rho_!r}, {self.gamma_!r}")
 
     # -- learning ------------------------------------------------------------------------------------------
     def _readings_wanted(self, oracle) -> int:
@@ -297,7 +302,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
         status = bcrls_loop(
             R, offsets, np.ascontiguousarray(yv, dtype=np.float64), 0 if self.noise == "known" else 1, k_max,
             self._sigma(d), bool(self.fit_intercept), float(self.max_correction), int(self.sweeps),
-            U, C, b, theta, u, aux,
+            _WARMUP * U.shape[0], int(self.t_), U, C, b, theta, u, aux,
         )
         if status < 0:
             raise NumericalError(
