@@ -248,3 +248,13 @@ def test_loaded_state_is_checked(tmp_path):
     a.chol_[1, 0] = 1.0  # not upper triangular
     with pytest.raises(PersistenceError, match="chol_"):
         BiasCompensatedRLS.load(a.save(tmp_path / "bad"))
+
+
+@pytest.mark.parametrize("noise, kw", [("repeated", {}), ("known", {"noise_cov": [[0.5, 0.1, 0.0], [0.1, 0.4, 0.0], [0.0, 0.0, 0.2]]})])
+def test_correction_is_bitwise_symmetric(noise, kw, tmp_path):
+    """load() checks correction_ == correction_.T exactly, so a learned state must satisfy it."""
+    _, y, R, _ = _data(n=200, m=3)
+    m = BiasCompensatedRLS(noise=noise, **kw)
+    m.learn_stream(R, y)
+    assert np.array_equal(m.correction_, m.correction_.T)
+    BiasCompensatedRLS.load(m.save(tmp_path / "s"))

@@ -30,6 +30,12 @@ which:
 Either way every refused request is counted (``PoolOracle.shortfalls``) and
 :meth:`RepeatedMeasurements.report` sums them per item, so a practitioner
 sees how often the cap bit.
+
+**Using every reading.**  A pool knows how many copies it still holds
+(``remaining``); learners that can use any number of readings take them all:
+the CSS11 linear learners with ``copies="all"`` (the U-statistic over all
+copies for Setting 1, their mean with ``Sigma / m`` for Setting 2) and
+:class:`nolo.learners.linear.BiasCompensatedRLS` (``n_readings=None``).
 """
 
 from __future__ import annotations

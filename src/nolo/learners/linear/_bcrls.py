@@ -102,12 +102,12 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warm
                 for c in range(d):
                     C[a, c] += Sigma[a, c] * inv_k
         else:
-            w = 1.0 / (k * (k - 1.0))
+            sq = math.sqrt(1.0 / (k * (k - 1.0)))
             for a in range(k):
                 for j in range(d):
-                    dv[j] = R[o0 + a, j] - xbar[j]
-                for r in range(d):
-                    f = dv[r] * w
+                    dv[j] = (R[o0 + a, j] - xbar[j]) * sq
+                for r in range(d):  # C += dv dv^T: bitwise symmetric (dv[r] * dv[c] == dv[c] * dv[r])
+                    f = dv[r]
                     for c in range(d):
                         C[r, c] += f * dv[c]
         yi = y[i]

@@ -193,8 +193,9 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         Parameters
         ----------
         copies : array of shape (T, m, d)
-            Noisy copies per round, ``m >= copies_per_round`` (extra copies are
-            ignored); single-copy learners also accept ``(T, d)``.
+            Noisy copies per round, ``m >= copies_per_round``; the papers'
+            estimates ignore extra copies, ``copies=k`` uses the first ``k`` and
+            ``copies="all"`` every one; single-copy learners also accept ``(T, d)``.
         y : array of shape (T,)
             Noisy targets.
         clean : array of shape (T, d), optional
