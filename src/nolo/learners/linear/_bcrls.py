@@ -16,6 +16,8 @@ import math
 import numba as nb
 import numpy as np
 
+from nolo.oco.projected_step import ball_scale
+
 __all__ = ["bcrls_loop", "chol_rank_one_update"]
 
 
@@ -142,12 +144,11 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warm
             for j in range(p):
                 v2[j] = b[j] + gamma * v2[j]
             _solve_upper_t(U, v2, v1, p)
-            nrm = 0.0
+            nrm2 = 0.0
             for j in range(p):
-                nrm += v1[j] * v1[j]
-            nrm = math.sqrt(nrm)
-            if nrm > cap:
-                f = cap / nrm
+                nrm2 += v1[j] * v1[j]
+            f, _ = ball_scale(nrm2, cap)  # U theta = v1: the A-norm ball is a Euclidean ball for v1
+            if f != 1.0:
                 for j in range(p):
                     v1[j] *= f
             _solve_upper(U, v1, theta, p)

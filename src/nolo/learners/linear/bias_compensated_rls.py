@@ -7,11 +7,11 @@ import math
 import numpy as np
 
 from nolo._validation import check_array, check_bool, check_choice, check_int, check_scalar, check_seed
-from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError, PersistenceError
+from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.kernels.surrogate import check_noise_covariance
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.linear._bcrls import bcrls_loop
-from nolo.noise.pool import as_measurement_items
+from nolo.noise.pool import as_measurement_items, query_copies
 
 __all__ = ["BiasCompensatedRLS", "NOISE_MODES"]
 
@@ -238,13 +238,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
         if self.is_initialized and d is not None and d != self.n_features_in_:
             raise ParameterError(f"the oracle has d={d} but the learner was trained with {self.n_features_in_} features")
         k = self._readings_wanted(oracle)
-        copies = oracle.query(k)
-        if copies is None:
-            raise CopiesExhausted(
-                f"{type(self).__name__} needs {k} readings of the item and the oracle refused (pool exhausted); "
-                "the item was not learned"
-            )
-        copies = check_array(copies, "oracle copies", shape=(k, None))
+        copies = query_copies(oracle, k, type(self).__name__, "item")
         if copies.shape[1] == 0:
             raise ParameterError("oracle copies must have d >= 1 coordinates")
         if self.is_initialized and copies.shape[1] != self.n_features_in_:
