@@ -16,6 +16,8 @@ import math
 import numba as nb
 import numpy as np
 
+from nolo.oco.projected_step import ball_scale
+
 __all__ = ["bcrls_loop", "chol_rank_one_update"]
 
 
@@ -70,7 +72,7 @@ def _symv(C, v, out, p):
 
 
 @nb.njit(cache=True)
-def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, U, C, b, theta, u, aux):
+def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warmup, t0, U, C, b, theta, u, aux):
     n = offsets.shape[0] - 1
     d = R.shape[1]
     p = U.shape[0]
@@ -102,17 +104,24 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, U, C
                 for c in range(d):
                     C[a, c] += Sigma[a, c] * inv_k
         else:
-            w = 1.0 / (k * (k - 1.0))
+            sq = math.sqrt(1.0 / (k * (k - 1.0)))
             for a in range(k):
                 for j in range(d):
-                    dv[j] = R[o0 + a, j] - xbar[j]
-                for r in range(d):
-                    f = dv[r] * w
+                    dv[j] = (R[o0 + a, j] - xbar[j]) * sq
+                for r in range(d):  # C += dv dv^T: bitwise symmetric (dv[r] * dv[c] == dv[c] * dv[r])
+                    f = dv[r]
                     for c in range(d):
                         C[r, c] += f * dv[c]
         yi = y[i]
         for j in range(p):
             b[j] += yi * xbar[j]
+        # the corrected solution lies in the A-norm ball ||U theta|| <= ||U^-T b|| / (1 - kappa) (when
+        # A - gamma C >= (1 - kappa) A); the iterate is kept in it, so a lagging rho_hat cannot blow it up
+        _solve_upper_t(U, b, v1, p)
+        cap = 0.0
+        for j in range(p):
+            cap += v1[j] * v1[j]
+        cap = math.sqrt(cap) / (1.0 - kappa)
         for _ in range(sweeps):
             # one power step on M = U^-T C U^-1: rho_hat = ||M u|| (u unit) <= lambda_max(M)
             _solve_upper(U, u, v1, p)
@@ -127,12 +136,21 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, U, C
                     u[j] = v1[j] / nrm
             aux[0] = nrm
             gamma = 1.0 if nrm <= kappa else kappa / nrm
+            if t0 + i + 1 < warmup:
+                gamma = 0.0  # warm-up: ridge least squares while rho_hat is unreliable (A near rank deficient)
             aux[1] = gamma
             # fixed-point step theta <- (A)^-1 (b + gamma C theta): contracts at rate gamma * lambda_max(M)
             _symv(C, theta, v2, p)
             for j in range(p):
                 v2[j] = b[j] + gamma * v2[j]
             _solve_upper_t(U, v2, v1, p)
+            nrm2 = 0.0
+            for j in range(p):
+                nrm2 += v1[j] * v1[j]
+            f, _ = ball_scale(nrm2, cap)  # U theta = v1: the A-norm ball is a Euclidean ball for v1
+            if f != 1.0:
+                for j in range(p):
+                    v1[j] *= f
             _solve_upper(U, v1, theta, p)
         ok = True
         for j in range(p):

@@ -78,6 +78,17 @@ def _scale_to_ball(w, nrm2, radius, d):
     return math.isfinite(nrm2)
 
 
+@nb.njit(cache=True, inline="always")
+def _step_and_project(w, coef, g, radius, d):
+    """``w <- Pi_ball(w - coef g)`` in one fused pass (norm accumulated with the step); False if not finite."""
+    nrm2 = 0.0
+    for j in range(d):
+        v = w[j] - coef * g[j]
+        w[j] = v
+        nrm2 += v * v
+    return _scale_to_ball(w, nrm2, radius, d)
+
+
 @nb.njit(cache=True)
 def two_copy_loop(C, a1, a2, y, etas, radius, w, avg, t0, Xeval, pred):
     """Step along ``2(<w, C[i,a1]> - y[i]) C[i,a2]``: Setting 1 (a1=0, a2=1), naive/clean OGD (a1=a2=0)."""
@@ -85,13 +96,7 @@ def two_copy_loop(C, a1, a2, y, etas, radius, w, avg, t0, Xeval, pred):
     d = C.shape[2]
     for i in range(n):
         r = _record_and_residual(w, avg, 1.0 / (t0 + i + 1), C, i, a1, y[i], Xeval, pred, d)
-        coef = 2.0 * etas[i] * r
-        nrm2 = 0.0
-        for j in range(d):
-            v = w[j] - coef * C[i, a2, j]
-            w[j] = v
-            nrm2 += v * v
-        if not _scale_to_ball(w, nrm2, radius, d):
+        if not _step_and_project(w, 2.0 * etas[i] * r, C[i, a2], radius, d):
             return -(i + 1)
     return n
 
@@ -134,14 +139,9 @@ def ustat_loop(C, y, etas, radius, w, avg, t0, Xeval, pred):
         for j in range(d):
             sw += S[j] * w[j]
         ybar = y[i] / k
-        coef = 2.0 * etas[i]
-        nrm2 = 0.0
         for j in range(d):
-            gj = (S[j] * sw + g[j]) * inv_pairs - S[j] * ybar  # U w - xbar y
-            v = w[j] - coef * gj
-            w[j] = v
-            nrm2 += v * v
-        if not _scale_to_ball(w, nrm2, radius, d):
+            g[j] = (S[j] * sw + g[j]) * inv_pairs - S[j] * ybar  # U w - xbar y
+        if not _step_and_project(w, 2.0 * etas[i], g, radius, d):
             return -(i + 1)
     return n
 

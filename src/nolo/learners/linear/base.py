@@ -24,9 +24,10 @@ import math
 import numpy as np
 
 from nolo._validation import check_array, check_int, check_scalar, check_seed
-from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
+from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.ogd import AveragedLinearPredictor
+from nolo.noise.pool import query_copies
 from nolo.oco.steps import TheoryStep, check_step
 
 __all__ = ["NoisyLinearOGD"]
@@ -155,14 +156,7 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         return np.ascontiguousarray(arr[:, : int(c)])
 
     def _query(self, oracle) -> np.ndarray:
-        k = self._copies_wanted(oracle)
-        copies = oracle.query(k)
-        if copies is None:
-            raise CopiesExhausted(
-                f"{type(self).__name__} needs {k} noisy cop{'y' if k == 1 else 'ies'} per round and the oracle "
-                "refused (pool exhausted); the round was not played"
-            )
-        return check_array(copies, "oracle copies", shape=(k, None))
+        return query_copies(oracle, self._copies_wanted(oracle), type(self).__name__)
 
     def learn(self, oracle, y) -> "NoisyLinearOGD":
         """One round of Algorithm 1: query the copies, estimate the gradient, take the projected step.
@@ -193,8 +187,9 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         Parameters
         ----------
         copies : array of shape (T, m, d)
-            Noisy copies per round, ``m >= copies_per_round`` (extra copies are
-            ignored); single-copy learners also accept ``(T, d)``.
+            Noisy copies per round, ``m >= copies_per_round``; the papers'
+            estimates ignore extra copies, ``copies=k`` uses the first ``k`` and
+            ``copies="all"`` every one; single-copy learners also accept ``(T, d)``.
         y : array of shape (T,)
             Noisy targets.
         clean : array of shape (T, d), optional

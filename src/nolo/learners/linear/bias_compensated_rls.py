@@ -7,17 +7,19 @@ import math
 import numpy as np
 
 from nolo._validation import check_array, check_bool, check_choice, check_int, check_scalar, check_seed
-from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError, PersistenceError
+from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.kernels.surrogate import check_noise_covariance
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.linear._bcrls import bcrls_loop
-from nolo.noise.pool import as_measurement_items
+from nolo.noise.pool import as_measurement_items, query_copies
 
 __all__ = ["BiasCompensatedRLS", "NOISE_MODES"]
 
 #: the three ways the noise correction is obtained
 NOISE_MODES = ("repeated", "known", "two_copy")
 _MIN_READINGS = {"repeated": 2, "known": 1, "two_copy": 2}
+#: no correction (ridge least squares, gamma = 0) for the first _WARMUP * p items, p = d + intercept
+_WARMUP = 2
 
 
 class BiasCompensatedRLS(NoisyInputLearner):
@@ -64,7 +66,10 @@ class BiasCompensatedRLS(NoisyInputLearner):
     early on a partial correction between ridge least squares (``gamma = 0``) and the full correction, and the
     full correction (``gamma = 1``) once the data determine it -- asymptotically ``rho_t`` tends to one minus
     the smallest attenuation factor, so the full correction is reached whenever the attenuation exceeds
-    ``1 - max_correction``.
+    ``1 - max_correction``.  Two guards for the early items, when ``A_t`` is (nearly) rank deficient and the
+    power estimate can lag far below ``rho_t``: no correction (``gamma = 0``, ridge least squares on the means)
+    for the first ``2 p`` items, and every fixed-point iterate is kept in the ``A_t``-norm ball
+    ``||U w|| <= ||U^{-T} b_t|| / (1 - max_correction)`` that contains the corrected solution.
 
     Parameters
     ----------
@@ -209,8 +214,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
             raise PersistenceError("chol_ must be upper triangular with a positive diagonal")
         if not np.array_equal(self.correction_, self.correction_.T):
             raise PersistenceError("correction_ must be symmetric")
-        if not (self.rho_ >= 0.0 and 0.0 < self.gamma_ <= 1.0):
-            raise PersistenceError(f"rho_ must be >= 0 and gamma_ in (0, 1], got {self.rho_!r}, {self.gamma_!r}")
+        if not (self.rho_ >= 0.0 and 0.0 <= self.gamma_ <= 1.0):
+            raise PersistenceError(f"rho_ must be >= 0 and gamma_ in [0, 1], got {self.rho_!r}, {self.gamma_!r}")
 
     # -- learning ------------------------------------------------------------------------------------------
     def _readings_wanted(self, oracle) -> int:
@@ -233,13 +238,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
         if self.is_initialized and d is not None and d != self.n_features_in_:
             raise ParameterError(f"the oracle has d={d} but the learner was trained with {self.n_features_in_} features")
         k = self._readings_wanted(oracle)
-        copies = oracle.query(k)
-        if copies is None:
-            raise CopiesExhausted(
-                f"{type(self).__name__} needs {k} readings of the item and the oracle refused (pool exhausted); "
-                "the item was not learned"
-            )
-        copies = check_array(copies, "oracle copies", shape=(k, None))
+        copies = query_copies(oracle, k, type(self).__name__, "item")
         if copies.shape[1] == 0:
             raise ParameterError("oracle copies must have d >= 1 coordinates")
         if self.is_initialized and copies.shape[1] != self.n_features_in_:
@@ -297,7 +296,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
         status = bcrls_loop(
             R, offsets, np.ascontiguousarray(yv, dtype=np.float64), 0 if self.noise == "known" else 1, k_max,
             self._sigma(d), bool(self.fit_intercept), float(self.max_correction), int(self.sweeps),
-            U, C, b, theta, u, aux,
+            _WARMUP * U.shape[0], int(self.t_), U, C, b, theta, u, aux,
         )
         if status < 0:
             raise NumericalError(
