@@ -65,10 +65,14 @@ class EIVRegressor(LinearReadingsRegressor):
         Ridge on the (standardised, unnormalised) Gram sum.
     max_correction : float in (0, 1), default 0.9
         The safeguard's bound on the share of the Gram matrix the correction may remove.
-    sweeps : int >= 1
-        Fixed-point steps per item.
+    sweeps : int >= 1, default 3
+        Fixed-point steps per item (the learner's default is 1; 3 makes one pass track the solution closely:
+        on the issue-15 example with 2 readings of sd 1, 500 items, R^2 0.936 / 0.948 / 0.950 after one pass with
+        1 / 3 / 10 sweeps, 0.950 for the batch solution).
     max_iter : int >= 1, default 10
-    tol : float >= 0, default 1e-4
+    tol : float >= 0, default 1e-3
+        Relative change of the coefficients between passes that counts as converged (5 passes on that example,
+        3 at 2000 items).
     shuffle : bool
         Items in a seeded random order per pass.
     seed : None, int, SeedSequence or Generator
@@ -92,7 +96,7 @@ class EIVRegressor(LinearReadingsRegressor):
     """
 
     def __init__(self, noise="repeated", noise_cov=None, fit_intercept=True, alpha=1e-6, max_correction=0.9,
-                 sweeps=1, max_iter=10, tol=1e-4, shuffle=True, seed=None):
+                 sweeps=3, max_iter=10, tol=1e-3, shuffle=True, seed=None):
         self.noise = noise
         self.noise_cov = noise_cov
         self.fit_intercept = fit_intercept
