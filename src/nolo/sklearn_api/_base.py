@@ -65,7 +65,8 @@ def check_pass_params(est) -> None:
     check_bool(est.shuffle, "shuffle")
 
 
-def run_passes(play_pass, coef, *, max_iter: int, tol: float, owner: str) -> tuple[int, bool, float]:
+def run_passes(play_pass, coef, *, max_iter: int, tol: float, owner: str, hint: str = "raise max_iter (or tol)"
+               ) -> tuple[int, bool, float]:
     """Play passes until the coefficients move less than ``tol`` (relative) between passes, at most ``max_iter``.
 
     ``play_pass(k)`` plays pass ``k`` and returns the fraction of its checkpoints at which the projection was
@@ -86,12 +87,12 @@ def run_passes(play_pass, coef, *, max_iter: int, tol: float, owner: str) -> tup
         prev = cur
     if max_iter > 1 and not converged:
         warnings.warn(
-            f"{owner}: the coefficients still moved by more than tol={tol:g} after max_iter={max_iter} passes; "
-            "raise max_iter (or tol)", ConvergenceWarning, stacklevel=3)
+            f"{owner}: the coefficients still moved by more than tol={tol:g} after max_iter={max_iter} passes; {hint}",
+            ConvergenceWarning, stacklevel=4)
     if bound > 0.5:
         warnings.warn(
             f"{owner}: the projection on ||w|| <= radius was active at {bound:.0%} of the last pass's checkpoints; "
-            "the constraint, not the data, sets the coefficients -- raise radius", ProjectionWarning, stacklevel=3)
+            "the constraint, not the data, sets the coefficients -- raise radius", ProjectionWarning, stacklevel=4)
     return k, converged, bound
 
 

@@ -230,8 +230,10 @@ class _CSS10Estimator(Configurable):
                 return np.zeros(1)
             return learner.decision_function(data.probe)
 
-        n_iter, _, _ = run_passes(play_pass, probe, max_iter=max_iter, tol=float(self.tol),
-                                  owner=type(self).__name__)
+        n_iter, _, _ = run_passes(
+            play_pass, probe, max_iter=max_iter, tol=float(self.tol), owner=type(self).__name__,
+            hint="CSS10 Algorithm 1 predicts with its last iterate, whose decision values move by 10-40% per pass "
+                 "on the README's example: lower eta, raise max_iter, or use EIVRegressor for a linear model")
         rm = state["rm"]
         commit = dict(extra)
         commit.update(
