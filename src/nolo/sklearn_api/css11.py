@@ -4,9 +4,11 @@ A practitioner's data: ``n`` items, each measured ``m_i`` times, one target per 
 :mod:`nolo.sklearn_api._inputs` (3-D array, ragged list, or a long table with ``groups``).  The linear
 estimators run the CSS11 learner (projected OGD on an unbiased gradient estimate) over the items:
 
-* **all readings are used**: Setting 1 / Algorithm 2 need two *independent* copies per round, so each item's
-  readings are split into two halves and each half is averaged; Setting 2 averages all ``m_i`` readings and
-  corrects with ``Sigma / m_i``;
+* **all readings are used**: Setting 1 (:class:`TwoCopyRegressor`) steps along the U-statistic form of Lemma 1's
+  estimate over all ``m`` readings of an item (``copies="all"`` of
+  :class:`nolo.learners.linear.TwoCopyLinearRegression`; with a ragged layout, over the means of the two halves
+  of each item's readings); Algorithm 2 needs two *independent* views, so each item's readings are split into two
+  halves and each half is averaged; Setting 2 averages all ``m_i`` readings and corrects with ``Sigma / m_i``;
 * **scale-free**: the learner runs on standardised readings and targets (:mod:`nolo.sklearn_api._scaling`),
   undone for ``coef_`` / ``intercept_``; ``fit_intercept=True`` by default.  ``radius`` bounds the norm of the
   *standardised* coefficients (default ``10 sqrt(d)``: the projection is a safeguard, not a prior);
@@ -140,7 +142,8 @@ class TwoCopyRegressor(_CSS11Regressor):
     tol : float >= 0, default 1e-3
         Stop when the coefficients move less than ``tol`` (relative) between passes.
     combine_copies : bool
-        Average each half of an item's readings into one view (else use its first two readings).
+        Use every reading: the U-statistic over all of an item's readings (ragged layout: over the means of its two
+        halves); else Lemma 1's estimate on its first two readings, as printed.
     shuffle : bool
         Visit the items in a seeded random order (a new one per pass).
     seed : None, int, SeedSequence or Generator
@@ -158,7 +161,7 @@ class TwoCopyRegressor(_CSS11Regressor):
     >>> from nolo.sklearn_api import TwoCopyRegressor
     >>> est = TwoCopyRegressor(seed=0).fit(readings, y)
     >>> est.coef_.round(0), round(est.score(X, y), 2)
-    (array([ 98., -47.]), 1.0)
+    (array([ 98., -49.]), 1.0)
     """
 
     min_copies = 2
@@ -175,10 +178,14 @@ class TwoCopyRegressor(_CSS11Regressor):
         self.seed = seed
 
     def _views(self, R):
+        if self.combine_copies and R.dense is not None:
+            return R.dense, R.counts
         return _two_views(R, self.combine_copies)
 
     def _make_learner(self, V, y, k, scaler, horizon):
-        return TwoCopyLinearRegression(radius=self._radius(V.shape[2]), **self._step(V, y, horizon)), None
+        copies = "all" if self.combine_copies else 2
+        return TwoCopyLinearRegression(radius=self._radius(V.shape[2]), copies=copies,
+                                       **self._step(V, y, horizon)), None
 
 
 class KnownCovarianceRegressor(_CSS11Regressor):
