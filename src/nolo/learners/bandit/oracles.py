@@ -32,14 +32,6 @@ Oracles
     normaliser sqrt(n_a / N_a) (N_a = sum of sum_j (x_j/s_j)^2 over the class's updates) and the
     importance-invariant step that moves the prediction by (r - pred)(1 - exp(-eta_t sum_j x_j^2 rate_j))
     -- it never overshoots the target.  O(nnz) per update, memory O(K D).
-``"diag"`` -- :class:`DiagState`: per-class *diagonal* recursive least squares on z = [x, 1] (the issue's
-    diagonal second-order oracle): the ridge step with P_a replaced by its diagonal approximation
-    diag(1 / A_a), A_a = lam + sum_s z_s^2 over the class's updates (coordinate-wise):
-    theta_a += (z / A_a) (r - theta_a z) / (1 + sum_j z_j^2 / A_aj), then A_a += z^2.  Exactly the ridge
-    step when the class's rows never share a coordinate (besides the bias); the prediction moves by
-    (r - pred) s / (1 + s), s = sum_j z_j^2 / A_aj, so it never overshoots.  A coordinate seen n times
-    steps ~1/n (a running mean) where AdaGrad's OGD steps ~1/sqrt(n): it converges sooner on sparse,
-    nearly orthogonal features (SynSep, docs/squarecb.md#synsep).  O(nnz) per update, memory O(K D).
 """
 
 from __future__ import annotations
@@ -55,11 +47,10 @@ from nolo.exceptions import ParameterError
 from nolo.learners.bandit._simd import scores
 from nolo.learners.bandit._stream import row_of
 
-__all__ = ["RidgeOracle", "OGDOracle", "DiagOracle", "ORACLES", "ridge_oracle", "ogd_oracle", "diag_oracle",
-           "ridge_update", "ogd_update", "diag_update",
+__all__ = ["RidgeOracle", "OGDOracle", "ORACLES", "ridge_oracle", "ogd_oracle", "ridge_update", "ogd_update",
            "oracle_update", "linear_predict", "fit_rows", "ridge_bytes", "RIDGE_MAX_BYTES"]
 
-ORACLES = ("ridge", "ogd", "diag")
+ORACLES = ("ridge", "ogd")
 #: the ridge oracle refuses a (K, d) whose K (d + 1)^2 float64 inverses would exceed this many bytes by default
 RIDGE_MAX_BYTES = 2 * 1024 ** 3
 
@@ -80,13 +71,6 @@ class OGDOracle(NamedTuple):
     n: np.ndarray
     buf: np.ndarray
     eta: float
-
-
-class DiagOracle(NamedTuple):
-    """A (D, K): lam plus the sums of squared coordinates of the class's updates (row d = the bias), the
-    inverse of the diagonal of the ridge inverse's approximation."""
-
-    A: np.ndarray
 
 
 def ridge_bytes(n_classes: int, n_features: int) -> int:
@@ -123,11 +107,6 @@ def ogd_oracle(n_classes: int, n_features: int, eta: float) -> OGDOracle:
     D, K = int(n_features) + 1, int(n_classes)
     return OGDOracle(np.zeros((D, K)), np.zeros((D, K)), np.zeros(K), np.zeros(K), np.zeros(D),
                      float(eta))
-
-
-def diag_oracle(n_classes: int, n_features: int, lam: float) -> DiagOracle:
-    """A fresh diagonal-RLS oracle: A = lam everywhere; its weights (the caller's (d + 1, K) array) start at 0."""
-    return DiagOracle(np.full((int(n_features) + 1, int(n_classes)), float(lam)))
 
 
 @njit(cache=True, nogil=True)
@@ -245,35 +224,6 @@ def ogd_update(o, Wt, idx, val, lo, hi, a, pred, target):
 
 
 # ---------------------------------------------------------------------------------------------
-# diagonal recursive least squares
-# ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True, inline="always")
-def diag_update(o, Wt, idx, val, lo, hi, a, pred, target):
-    """Diagonal-RLS step of class ``a`` on (z = [x, 1], target): theta += (z / A)(r - pred) / (1 + z' (z / A)),
-    then A += z^2; False (nothing written) if not finite."""
-    A = o.A
-    D = A.shape[0]
-    err = target - pred
-    if not np.isfinite(err):
-        return False
-    s = 1.0 / A[D - 1, a]  # the bias coordinate, z = 1
-    for t in range(lo, hi):
-        v = val[t]
-        s += v * v / A[idx[t], a]
-    c = err / (1.0 + s)
-    for t in range(lo, hi):
-        j = idx[t]
-        v = val[t]
-        Wt[j, a] += v / A[j, a] * c
-        A[j, a] += v * v
-    Wt[D - 1, a] += c / A[D - 1, a]
-    A[D - 1, a] += 1.0
-    return True
-
-
-# ---------------------------------------------------------------------------------------------
 # dispatch on the oracle record (compile time), and a pass over logged rows
 # ---------------------------------------------------------------------------------------------
 
@@ -290,8 +240,6 @@ def _ov_update(o, Wt, idx, val, lo, hi, a, pred, target):
         return lambda o, Wt, idx, val, lo, hi, a, pred, target: ridge_update(o, Wt, idx, val, lo, hi, a, pred, target)
     if kind is OGDOracle:
         return lambda o, Wt, idx, val, lo, hi, a, pred, target: ogd_update(o, Wt, idx, val, lo, hi, a, pred, target)
-    if kind is DiagOracle:
-        return lambda o, Wt, idx, val, lo, hi, a, pred, target: diag_update(o, Wt, idx, val, lo, hi, a, pred, target)
     return None
 
 

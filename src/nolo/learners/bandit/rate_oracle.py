@@ -110,7 +110,7 @@ class OracleRates(BaseEstimator):
 
     The logged-data counterpart of SquareCB's online estimate (module docstring; docs/squarecb.md) and of
     :class:`nolo.noise_rates.NREst`, offered as ``nolo estimate-noise --method oracle``.  ``fit`` runs
-    ``passes`` passes of the oracle (``"ridge"``, ``"ogd"`` or ``"diag"``, :mod:`nolo.learners.bandit.oracles`)
+    ``passes`` passes of the oracle (``"ridge"`` or ``"ogd"``, :mod:`nolo.learners.bandit.oracles`)
     of the raw bit on (x_n, played_n) in log order, then reads
 
     * 1 - rho1 as the ``pct_top``-th percentile (default 95, ``LOGGED_PCT_TOP``) of the top predictions
@@ -127,8 +127,8 @@ class OracleRates(BaseEstimator):
 
     Parameters
     ----------
-    oracle : "ridge" (default), "ogd" or "diag"
-    lam : ridge / diag regularisation, > 0, default 1
+    oracle : "ridge" (default) or "ogd"
+    lam : ridge regularisation, > 0, default 1
     eta : the OGD oracle's learning rate, > 0, default 0.5
     passes : passes over the log, >= 1, default 1
     pct_top : percentile of the top predictions read as 1 - rho1, in (0, 100], default 95
@@ -232,8 +232,6 @@ class OracleRates(BaseEstimator):
         t0 = time.perf_counter()
         if self.oracle == "ridge":
             st = O.ridge_oracle(K, d, float(self.lam))
-        elif self.oracle == "diag":
-            st = O.diag_oracle(K, d, float(self.lam))
         else:
             st = O.ogd_oracle(K, d, float(self.eta))
         Wt = np.zeros((d + 1, K))  # weights on [x, 1]

@@ -180,7 +180,7 @@ class SquareCBState(NamedTuple):
 # the learner
 # ---------------------------------------------------------------------------------------------
 
-_ORACLE_STATE = {"ridge": ("P_",), "ogd": ("G_", "S_", "N_", "n_"), "diag": ("A_",)}
+_ORACLE_STATE = {"ridge": ("P_",), "ogd": ("G_", "S_", "N_", "n_")}
 
 
 class SquareCB(OneBitBanditLearner):
@@ -318,8 +318,6 @@ class SquareCB(OneBitBanditLearner):
         self.W_ = np.zeros((K, n_features + 1), order="F")  # on [x, 1]: column d is the bias
         if self.oracle == "ridge":
             o = O.ridge_oracle(K, n_features, float(self.lam), int(self.max_bytes))
-        elif self.oracle == "diag":
-            o = O.diag_oracle(K, n_features, float(self.lam))
         else:
             o = O.ogd_oracle(K, n_features, float(self.eta))
         for name in _ORACLE_STATE[self.oracle]:
@@ -332,8 +330,6 @@ class SquareCB(OneBitBanditLearner):
     def _oracle_record(self):
         if self.oracle == "ridge":
             return O.RidgeOracle(self.P_)
-        if self.oracle == "diag":
-            return O.DiagOracle(self.A_)
         return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, np.zeros(self.W_.shape[1]), float(self.eta))
 
     def _state_record(self) -> SquareCBState:
