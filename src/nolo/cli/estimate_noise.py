@@ -259,7 +259,9 @@ def estimate_noise(log, method, n_classes, percentile, hidden, epochs, patience,
 
     click.echo(f"rho0_hat = {est.rho0_:.4f}{ci(interval.rho0 if interval else None)}   (P(feedback 1 | truth 0))")
     click.echo(f"rho1_hat = {est.rho1_:.4f}{ci(interval.rho1 if interval else None)}   (P(feedback 0 | truth 1))")
-    click.echo(f"from {X.shape[0]} logged rounds, method={method}, {est.n_epochs_} epochs, {est.fit_seconds_:.2f} s"
+    passes = f"{est.n_epochs_} pass{'es' if est.n_epochs_ != 1 else ''} of the oracle" if method == "oracle" else \
+        f"{est.n_epochs_} epochs"
+    click.echo(f"from {X.shape[0]} logged rounds, method={method}, {passes}, {est.fit_seconds_:.2f} s"
                + (f" (+ {n_boot} half-sample refits for the interval)" if interval else ""))
     click.echo(f"log: {100 * regime.positive_share:.1f} % positive feedback, about {100 * regime.correct_share:.1f} % "
                f"of the plays right (estimated)")
