@@ -286,16 +286,16 @@ def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, pro
 
     Examples
     --------
+    Four labels, one-hot contexts, a uniform logger (propensity 1/4), (rho0, rho1) = (0.2, 0.1):
+
     >>> import numpy as np
-    >>> from sklearn.datasets import load_digits
     >>> from nolo.learners.bandit.rate_oracle import oracle_noise_rates
-    >>> X, y = load_digits(return_X_y=True); X = X / np.linalg.norm(X, axis=1, keepdims=True)
-    >>> g = np.random.default_rng(0); idx = g.integers(0, len(y), 20000); played = g.integers(0, 10, 20000)
-    >>> f = (played == y[idx]).astype(int); u = g.random(20000)
-    >>> f_rho = np.where(f == 1, (u >= 0.2).astype(int), (u < 0.1).astype(int))  # rho0 = 0.1, rho1 = 0.2
-    >>> est = oracle_noise_rates(X[idx], played, f_rho, 10, propensity=np.full(20000, 0.1))
-    >>> round(est["rho0"], 3), round(est["rho1"], 3)
-    (0.105, 0.239)
+    >>> g = np.random.default_rng(1); y = g.integers(0, 4, 8000); X = np.eye(4)[y]
+    >>> played = g.integers(0, 4, 8000); u = g.random(8000)
+    >>> fb = np.where(played == y, u >= 0.1, u < 0.2).astype(int)
+    >>> est = oracle_noise_rates(X, played, fb, 4, propensity=np.full(8000, 0.25))
+    >>> round(est["rho0"], 2), round(est["rho1"], 2), est["rule"]
+    (0.21, 0.09, 'propensity')
     """
     est = OracleRates(oracle=oracle, lam=lam, eta=eta, passes=passes, pct_top=pct_top, pct_rest=pct_rest,
                       rho_max=rho_max).fit(X, played, feedback, n_classes, propensity=propensity)
