@@ -107,4 +107,3 @@ def test_ogd_learns_a_linear_function():
         errs.append((r[0] - (x @ w + 0.3)) ** 2)
         O.ogd_update(st, Wt, idx, val, lo, hi, 0, r[0], x @ w + 0.3 + 0.1 * g.normal())
     assert np.mean(errs[-2000:]) < 0.05 * np.var(g.normal(size=(1000, 10)) @ w)
-
