@@ -29,6 +29,7 @@ import numpy as np
 
 from nolo.learners.bandit import Banditron, SquareCB
 from nolo.learners.bandit import run_stream
+from nolo.learners.bandit.environment import AUTO_CSR_DENSITY
 
 
 def copy_bandwidth(mib: int = 256, repeats: int = 5) -> float:
@@ -97,6 +98,8 @@ def main(argv=None) -> None:
     for name in ("digits", "mnist", "synsep"):
         X, y, label = load(name, args.quick)
         K, d = int(y.max()) + 1, X.shape[1]
+        # run_stream's representation="auto": rows with at most AUTO_CSR_DENSITY non-zeros are read as CSR
+        label += " (CSR rows)" if np.count_nonzero(X) <= AUTO_CSR_DENSITY * X.size else " (dense rows)"
         res = {}
         res["Banditron"] = best_rate(lambda: Banditron(n_classes=K, gamma=0.05, seed=0), X, y, T, reps)
         res["SquareCB ogd"] = best_rate(lambda: SquareCB(n_classes=K, oracle="ogd", seed=0), X, y, T, reps)
