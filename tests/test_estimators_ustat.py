@@ -9,7 +9,6 @@ import pytest
 from nolo.estimators.ustat import (
     elementary_symmetric,
     monomial_ustat,
-    pair_outer_ustat,
     symmetric_power_count,
     symmetric_power_terms,
 )
@@ -50,19 +49,11 @@ def test_monomial_ustat_vectorises_over_leading_axes():
     assert out[1, 2] == pytest.approx(monomial_ustat(z[1, 2], 2))
 
 
-def test_pair_outer_ustat_matches_the_pair_average():
-    X = np.random.default_rng(1).normal(size=(5, 3))
-    brute = np.mean([np.outer(X[i], X[j]) for i, j in itertools.permutations(range(5), 2)], axis=0)
-    np.testing.assert_allclose(pair_outer_ustat(X), brute, atol=1e-12)
-
-
 def test_bad_degrees_and_pools_raise():
     with pytest.raises(ParameterError, match="n must be <="):
         monomial_ustat(np.ones(2), 3)
     with pytest.raises(ParameterError, match="n must be <="):
         symmetric_power_terms(np.ones((2, 2)), 3)
-    with pytest.raises(ParameterError, match="m >= 2"):
-        pair_outer_ustat(np.ones((1, 2)))
     with pytest.raises(ParameterError, match="n must be"):
         elementary_symmetric(np.ones(3), -1)
 
@@ -77,15 +68,3 @@ def test_monomial_ustat_is_unbiased_and_beats_the_random_copy_product():
     for est in (u, single):
         assert abs(est.mean() - mu**3) < 4 * est.std(ddof=1) / math.sqrt(reps)
     assert u.var() < 0.6 * single.var()
-
-
-def test_pair_outer_ustat_is_unbiased_for_the_mean_outer_product():
-    rng = np.random.default_rng(7)
-    mu = np.array([0.5, -1.0])
-    reps, m = 20_000, 4
-    X = mu + rng.normal(size=(reps, m, 2))
-    U = np.stack([pair_outer_ustat(x) for x in X])
-    se = U.std(axis=0, ddof=1) / math.sqrt(reps)
-    assert np.all(np.abs(U.mean(axis=0) - np.outer(mu, mu)) < 4 * se)
-    one_pair = np.einsum("ri,rj->rij", X[:, 0], X[:, 1])
-    assert np.all(U.var(axis=0) < one_pair.var(axis=0))

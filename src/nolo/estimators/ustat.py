@@ -14,9 +14,8 @@ it costs ``m!/(m-n)!`` products; here:
 * :func:`elementary_symmetric` / :func:`monomial_ustat` -- scalars: the mean of
   ``prod_k z_{i_k}`` over distinct ordered tuples is ``e_n(z) / C(m, n)``,
   ``e_n`` the elementary symmetric polynomial, in ``O(m n)``;
-* :func:`pair_outer_ustat` -- the degree-2 tensor ``mean_{i != j} x_i x_j^T =
-  (S S^T - sum_i x_i x_i^T) / (m (m-1))``, ``S = sum_i x_i``, in ``O(m d^2)``
-  (the unbiased estimate of ``x x^T`` from ``m`` readings, issue 15 item 1);
+* the degree-2 tensor ``mean_{i != j} x_i x_j^T`` as a matrix is
+  :func:`nolo.estimators.replicates.pairwise_outer` (the linear learners' form);
 * :func:`symmetric_power_terms` -- any degree: the tensor U-statistic written
   as ``sum_r c_r z_r^{(x) n}``, a signed sum of symmetric powers, so that
   every inner product with it reduces to ``<z_r, x'>^n`` (what a kernel
@@ -28,16 +27,14 @@ it costs ``m!/(m-n)!`` products; here:
 Examples
 --------
 >>> import numpy as np
->>> from nolo.estimators.ustat import monomial_ustat, pair_outer_ustat, symmetric_power_terms
+>>> from nolo.estimators.replicates import pairwise_outer
+>>> from nolo.estimators.ustat import monomial_ustat, symmetric_power_terms
 >>> z = np.array([1.0, 2.0, 3.0])
 >>> float(monomial_ustat(z, 2))          # (1*2 + 1*3 + 2*3) / 3
 3.6666666666666665
 >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
->>> pair_outer_ustat(X)                   # mean of x_i x_j^T over i != j
-array([[0.33333333, 0.5       ],
-       [0.5       , 0.33333333]])
->>> Z, c = symmetric_power_terms(X, 2)
->>> np.allclose(np.einsum("r,ri,rj->ij", c, Z, Z), pair_outer_ustat(X))
+>>> Z, c = symmetric_power_terms(X, 2)    # sum_r c_r z_r z_r^T = mean of x_i x_j^T over i != j
+>>> np.allclose(np.einsum("r,ri,rj->ij", c, Z, Z), pairwise_outer(X))
 True
 """
 
@@ -54,7 +51,6 @@ from nolo.exceptions import ParameterError
 __all__ = [
     "elementary_symmetric",
     "monomial_ustat",
-    "pair_outer_ustat",
     "symmetric_power_terms",
     "symmetric_power_count",
 ]
@@ -95,16 +91,6 @@ def monomial_ustat(z, n: int) -> np.ndarray | float:
         raise ParameterError(f"n must be <= the number of readings m = {m} for the U-statistic, got n = {n}")
     out = elementary_symmetric(za, n)[..., n] / math.comb(m, n)
     return float(out) if np.ndim(out) == 0 else out
-
-
-def pair_outer_ustat(X) -> np.ndarray:
-    """``mean_{i != j} x_i x_j^T`` of ``m >= 2`` readings ``X`` (``(m, d)``): unbiased for ``mu mu^T``, ``O(m d^2)``."""
-    Xa = check_array(X, "X", ndim=2)
-    m = Xa.shape[0]
-    if m < 2:
-        raise ParameterError(f"X must hold m >= 2 readings (rows) for the pair U-statistic, got {m}")
-    S = Xa.sum(axis=0)
-    return (np.outer(S, S) - Xa.T @ Xa) / (m * (m - 1))
 
 
 def symmetric_power_count(m: int, n: int) -> int:
