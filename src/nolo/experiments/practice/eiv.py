@@ -126,14 +126,17 @@ def claim_figures(mean: pd.DataFrame) -> dict:
         figs[f"{name}_max_gap_to_cls_n{CLAIM_N}"] = float(gap.max()) if len(gap) else math.nan
     loss = syn["ols_mean"] - syn["bcrls_1pass"]
     figs["bcrls_1pass_worst_loss_to_ols_mean"] = float(loss.max())
+    figs[f"bcrls_1pass_worst_loss_to_ols_mean_n{CLAIM_N}"] = float(loss[syn["n"] == CLAIM_N].max())
     att = syn[syn["attenuation"] < 0.8]
     gain = att["bcrls_1pass"] - att["ols_mean"]
     figs["bcrls_1pass_min_gain_where_attenuated"] = float(gain.min()) if len(gain) else math.nan
+    big_gain = gain[att["n"] == CLAIM_N]
+    figs[f"bcrls_1pass_min_gain_where_attenuated_n{CLAIM_N}"] = float(big_gain.min()) if len(big_gain) else math.nan
     # the most any estimator can gain there: OLS on the mean keeps R^2 ~ 1 - (1 - lambda)^2
     figs["max_possible_gain_at_largest_attenuated_lambda"] = (
         float((1 - att["attenuation"].max()) ** 2) if len(att) else math.nan
     )
-    figs["cells_attenuated"] = float(len(att))
+    figs["cells_attenuated"] = float(len(att.drop_duplicates(["m", "nsr", "d", "n"])))
     worst = 0.0
     keys = ["m", "nsr", "d", "n"]
     for name in NOLO_ESTIMATORS:
@@ -142,8 +145,11 @@ def claim_figures(mean: pd.DataFrame) -> dict:
         figs[f"scale_change_r2_{name}"] = change
         worst = max(worst, change) if math.isfinite(change) else math.nan
     figs["scale_change_r2_max_nolo"] = worst
-    figs["cls_failed_cells"] = float(syn["corrected_ls"].isna().sum())
     return figs
+
+
+_MARKERS = ("o", "s", "^", "v", "D", "x", "+")
+_STYLES = ("-", "--")
 
 
 def _plot(ctx, mean: pd.DataFrame, dataset: str, d: int | None, n: int | None, name: str, title: str) -> None:
@@ -153,17 +159,21 @@ def _plot(ctx, mean: pd.DataFrame, dataset: str, d: int | None, n: int | None, n
     if d is not None:
         sub = sub[(sub["d"] == d) & (sub["n"] == n)]
     ms = sorted(sub["m"].unique())
-    fig, axes = plt.subplots(1, len(ms), figsize=(4.6 * len(ms), 4.0), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(ms), figsize=(4.6 * len(ms), 4.6), sharey=True, squeeze=False,
+                             layout="constrained")
     for ax, m in zip(axes[0], ms):
-        for est in ESTIMATORS:
+        for k, est in enumerate(ESTIMATORS):
             g = sub[(sub["m"] == m) & (sub["estimator"] == est)].sort_values("nsr")
-            ax.errorbar(g["nsr"], g["r2"], yerr=g["r2_se"], marker="o", label=LABELS[est])
+            line, = ax.plot(g["nsr"], g["r2"], marker=_MARKERS[k % len(_MARKERS)], linestyle=_STYLES[k % 2],
+                            label=LABELS[est])
+            ax.errorbar(g["nsr"], g["r2"], yerr=g["r2_se"], fmt="none", ecolor=line.get_color())
         ax.set_xscale("log")
-        ax.set_xlabel("noise-to-signal ratio (noise variance / signal variance)")
+        ax.set_xlabel("noise-to-signal (noise var. / signal var.)")
         ax.set_title(f"m = {m} readings per item")
         ax.set_ylim(max(-0.2, float(sub["r2"].min()) - 0.05), 1.02)
     axes[0][0].set_ylabel("clean-input R^2")
-    axes[0][-1].legend(fontsize=7, loc="lower left")
+    for ax in axes[0]:
+        ax.legend(fontsize=7)  # merged into one legend below the panels by save_figure
     fig.suptitle(title)
     ctx.save_figure(fig, name)
 
@@ -189,6 +199,7 @@ def eiv(ctx) -> ExperimentResult:
     _plot(ctx, mean, "diabetes", None, None, "diabetes_r2_vs_noise",
           "diabetes (simulated replicates): clean-test R^2 vs noise-to-signal")
     figs = claim_figures(mean)
+    figs["corrected_ls_failed_fits"] = float(df[df["estimator"] == "corrected_ls"]["r2"].isna().sum())
     dia = _wide(mean[mean["dataset"] == "diabetes"])
     figs["diabetes_bcrls_1pass_minus_ols_mean_min"] = float((dia["bcrls_1pass"] - dia["ols_mean"]).min())
     figs["diabetes_bcrls_1pass_minus_ols_mean_max"] = float((dia["bcrls_1pass"] - dia["ols_mean"]).max())
@@ -198,12 +209,12 @@ def eiv(ctx) -> ExperimentResult:
               why="the one-pass fixed point lags the batch solve -- docs/practice.md#claims"),
         Claim("BiasCompensatedRLS (one pass) is never worse than OLS on the mean of readings by more than 0.01 R^2",
               "bcrls_1pass_worst_loss_to_ols_mean", "<=", 0.01,
-              why="the corrected Gram is noisy at small n and large d (n = 200, d = 20): the correction's variance "
-                  "costs more than the attenuation it removes -- docs/practice.md#claims"),
+              why="at n = 200, d = 20 with attenuation <= 0.8 the corrected Gram is near-singular and its inverse "
+                  "amplifies the noise (CorrectedLeastSquares is as poor or singular there) -- docs/practice.md#claims"),
         Claim("BiasCompensatedRLS (one pass) beats OLS on the mean by >= 0.1 R^2 wherever the attenuation factor < 0.8",
               "bcrls_1pass_min_gain_where_attenuated", ">=", 0.1,
-              why="at attenuation lambda OLS on the mean keeps R^2 ~ 1 - (1 - lambda)^2 (0.89 at lambda = 2/3), so "
-                  "no estimator can gain 0.1 there -- docs/practice.md#claims"),
+              why="n = 200, d = 20: near-singular corrected Gram (loses to OLS on the mean); at lambda = 2/3 OLS on "
+                  "the mean keeps R^2 ~ 1 - (1 - lambda)^2 = 0.89, at most 0.11 to gain -- docs/practice.md#claims"),
         Claim("target scale (1 vs 100) changes no nolo estimator's clean-input R^2 by more than 0.005",
               "scale_change_r2_max_nolo", "<=", 0.005,
               why="the CSS11 OGD learners' default radius = 1 cannot hold ||w|| = 100 (issue 15 item 3: "
