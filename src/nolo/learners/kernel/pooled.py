@@ -10,7 +10,6 @@ from nolo._validation import check_int
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.estimates import signed_value
 from nolo.kernels.pooled import MAX_TERMS, PooledFeatureEstimate, check_pooled_kernel, pooled_estimate, pooled_prod
-from nolo.learners.kernel._common import CheckedOracle, check_label, check_oracle
 from nolo.learners.kernel._support import DegreeBuckets, bucket_dot
 from nolo.learners.kernel.algorithm1 import NoisyKernelLearner
 
@@ -165,31 +164,17 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
         return float(signed_value(float(s * est.sign), float(lg + self.shift_[n] + self.log_scale_ + est.log_weight),
                                   "<w, Psi~>"))
 
-    # -- one round ------------------------------------------------------------------------------------
-    def learn(self, oracle, y) -> "PooledNoisyKernelLearner":
-        """One round of Algorithm 1 on all readings the oracle ``A_t`` holds for ``x_t`` and the label ``y_t``."""
-        self._validate_params() if not self.is_initialized else self._ready()
-        d = check_oracle(oracle, self.n_features_in_ if self.is_initialized else None)
-        yv = check_label(self._loss, y)
-        self._ensure_initialized(d)
-        rng_state = self.rng_.bit_generator.state
-        try:
-            self._pool_round(oracle, CheckedOracle(oracle, d), yv)
-        except BaseException:
-            self.rng_.bit_generator.state = rng_state
-            raise
-        return self
-
+    # -- one round (NoisyKernelLearner.learn validates, wraps the oracle in a CheckedOracle and calls this) ----
     def _pool_size_of(self, oracle) -> int:
-        left = getattr(oracle, "remaining", None)
+        left = getattr(getattr(oracle, "_oracle", oracle), "remaining", None)  # the user's oracle behind the check
         if isinstance(left, (int, np.integer)) and not isinstance(left, bool):
             return int(left)
         return int(self.pool_size)
 
-    def _pool_round(self, raw_oracle, oracle, y: float) -> None:
+    def _round(self, oracle, y: float) -> None:
         p, kernel, rng = float(self.p), self._kernel, self.rng_
         t = self.t_ + 1
-        k = self._pool_size_of(raw_oracle)
+        k = self._pool_size_of(oracle)
         R = oracle.query(k) if k > 0 else np.empty((0, self.n_features_in_))
         if R is None:
             self.shortfalls_ += 1
