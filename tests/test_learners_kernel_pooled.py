@@ -82,3 +82,45 @@ def test_bad_parameters_and_inputs():
     with pytest.raises(ParameterError):
         L.learn(PoolOracle(np.ones((3, 4))), 1.0)
     assert (L.t_, L.queries_, L.rng_.bit_generator.state) == before
+
+
+def test_all_degrees_first_round_is_deterministic_and_exact():
+    """degrees='all', linear kernel, w_0 = 0: w_1 = -eta l'(0 - y) mean(R), whatever the seed."""
+    R = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]])
+    xp = np.array([0.3, -0.7])
+    for seed in range(3):
+        L = PooledNoisyKernelLearner(LinearKernel(), degrees="all", step="constant", eta=0.1, seed=seed)
+        L.learn(PoolOracle(R), 0.8)
+        assert float(L.predict(xp[None])[0]) == pytest.approx(-0.1 * 2.0 * (0.0 - 0.8) * float(R.mean(axis=0) @ xp))
+
+
+def test_all_degrees_needs_a_finite_degree_kernel_and_falls_back_on_small_pools():
+    from nolo.kernels import ExponentialKernel
+
+    with pytest.raises(ParameterError, match="finite degree"):
+        PooledNoisyKernelLearner(ExponentialKernel(), degrees="all")._validate_params()
+    with pytest.raises(ParameterError, match="degrees"):
+        PooledNoisyKernelLearner(degrees="some")._validate_params()
+    L = PooledNoisyKernelLearner(PolynomialKernel(2), degrees="all", seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # 3 readings < 2 + 2 once w has degree-2 support: random-degree rounds
+        L.learn(PoolOracle(rng.normal(size=(3, 2)), on_exhausted="drop"), 1.0)
+    assert L.t_ == 30 and L.queries_ >= 90
+
+
+def test_all_degrees_learns_a_polynomial_target_better_than_random_degrees():
+    def r2(degrees, seed):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(400, 2)) / np.sqrt(2)
+        f = lambda Z: Z[:, 0] - 0.5 * Z[:, 1] + Z[:, 0] * Z[:, 1]  # noqa: E731
+        R = X[:, None, :] + 0.5 * rng.normal(size=(400, 6, 2))
+        L = PooledNoisyKernelLearner(PolynomialKernel(2), degrees=degrees, B_w=10.0, eta=0.05, seed=seed)
+        for _ in range(3):
+            for i in rng.permutation(400):
+                L.learn(PoolOracle(R[i]), f(X[i : i + 1])[0])
+        Xt = rng.normal(size=(1000, 2)) / np.sqrt(2)
+        return r2_score(f(Xt), L.predict(Xt))
+
+    all_deg = np.mean([r2("all", s) for s in range(2)])
+    random_deg = np.mean([r2("random", s) for s in range(2)])
+    assert all_deg > 0.8 and all_deg > random_deg + 0.05

@@ -55,6 +55,7 @@ __all__ = [
     "PooledFeatureEstimate",
     "check_pooled_kernel",
     "pooled_estimate",
+    "pooled_estimates_all_degrees",
     "pooled_prod",
     "pooled_prod_clean",
     "MAX_TERMS",
@@ -133,6 +134,31 @@ def pooled_estimate(kernel, readings, n: int, p: float, *, max_terms: int = MAX_
         return PooledFeatureEstimate(n, copies, c, 1.0, lw, a, True)
     idx = rng.choice(a, size=n, replace=False) if rng is not None else np.arange(n)
     return PooledFeatureEstimate(n, A[idx][None, :, :].copy(), np.ones(1), 1.0, lw, n, False)
+
+
+def pooled_estimates_all_degrees(kernel, readings, degrees, *, max_terms: int = MAX_TERMS,
+                                 rng: np.random.Generator | None = None) -> list[PooledFeatureEstimate]:
+    """``Psi~(x)`` of a finite-degree kernel without the random degree: one block per degree ``n`` of ``degrees``.
+
+    Block ``n`` is ``sqrt(beta_n) U_n(readings)`` (weight ``sqrt(beta_n)``, no ``p`` factors): its
+    expectation is the degree-``n`` block ``sqrt(beta_n) x^{(x) n}`` of ``Psi(x)``, so the sum over all
+    degrees with ``beta_n != 0`` is unbiased for ``Psi(x)`` -- the random-degree construction of CSS10 eq. (2)
+    with the degree averaged out, possible once the pool holds ``max(degrees)`` readings
+    (ParameterError otherwise).  Blocks with ``beta_n = 0`` are omitted.
+    """
+    A = check_array(readings, "readings", ndim=2)
+    out = []
+    for n in degrees:
+        n = check_int(n, "degree", low=0)
+        sb, lb = kernel.log_beta(n)
+        if sb == 0:
+            continue
+        if n > A.shape[0]:
+            raise ParameterError(f"degree {n} needs at least {n} readings, got {A.shape[0]}")
+        est = pooled_estimate(kernel, A, n, 2.0, max_terms=max_terms, rng=rng)
+        out.append(PooledFeatureEstimate(est.degree, est.copies, est.coefs, est.sign, 0.5 * lb, est.readings,
+                                         est.ustat))
+    return out
 
 
 def _check_finite(v, what: str):

@@ -6,10 +6,17 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_int
+from nolo._validation import check_choice, check_int
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.estimates import signed_value
-from nolo.kernels.pooled import MAX_TERMS, PooledFeatureEstimate, check_pooled_kernel, pooled_estimate, pooled_prod
+from nolo.kernels.pooled import (
+    MAX_TERMS,
+    PooledFeatureEstimate,
+    check_pooled_kernel,
+    pooled_estimate,
+    pooled_estimates_all_degrees,
+    pooled_prod,
+)
 from nolo.learners.kernel._support import DegreeBuckets, bucket_dot
 from nolo.learners.kernel.algorithm1 import NoisyKernelLearner
 
@@ -108,6 +115,7 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
         B_y: float | None = None,
         pool_size: int = 8,
         max_terms: int = MAX_TERMS,
+        degrees: str = "random",
         seed=None,
     ):
         self.kernel = kernel
@@ -121,11 +129,13 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
         self.B_y = B_y
         self.pool_size = pool_size
         self.max_terms = max_terms
+        self.degrees = degrees
         self.seed = seed
 
     @classmethod
     def _test_params(cls):
-        return [{"p": 3.0, "B_w": 4.0, "pool_size": 4}, {"kernel": "linear", "pool_size": 2}]
+        return [{"p": 3.0, "B_w": 4.0, "pool_size": 4}, {"kernel": "linear", "pool_size": 2},
+                {"degrees": "all", "B_w": 4.0, "pool_size": 4}]
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -138,6 +148,11 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
             )
         check_int(self.pool_size, "pool_size", low=1)
         check_int(self.max_terms, "max_terms", low=1)
+        check_choice(self.degrees, "degrees", ("random", "all"))
+        if self.degrees == "all" and self._kernel.max_degree is None:
+            raise ParameterError(
+                f"degrees='all' needs a kernel of finite degree (linear, polynomial), got {type(self._kernel).__name__}"
+            )
 
     def _init_state(self, d: int) -> None:
         super()._init_state(d)
@@ -172,7 +187,6 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
         return int(self.pool_size)
 
     def _round(self, oracle, y: float) -> None:
-        p, kernel, rng = float(self.p), self._kernel, self.rng_
         t = self.t_ + 1
         k = self._pool_size_of(oracle)
         R = oracle.query(k) if k > 0 else np.empty((0, self.n_features_in_))
@@ -180,32 +194,63 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
             self.shortfalls_ += 1
             self.t_ = t
             return
+        plan = self._plan_all_degrees(R) if self.degrees == "all" else None
+        if plan is None:
+            plan = self._plan_random_degree(oracle, R)
+        ests, v, taken, status = plan
+        if status != "ok":  # "zero": the update is 0 whatever the gradient; "short": a finite pool refused
+            self.shortfalls_ += int(status == "short")
+            self.queries_ += taken
+            self.t_ = t
+            return
+        self._update(ests, v, y, t)
+        self.ustat_rounds_ += int(all(e.ustat for e in ests))
+        self.queries_ += taken
+        self.t_ = t
+
+    def _plan_random_degree(self, oracle, R):
+        """CSS10's random degrees N, N' (Subroutines 1-2) with U-statistics on two disjoint parts of the pool."""
+        p, kernel, rng = float(self.p), self._kernel, self.rng_
         taken = R.shape[0]
         n = int(rng.geometric(1.0 - 1.0 / p)) - 1  # N of the stored Psi~ (Subroutine 2)
         n2 = int(rng.geometric(1.0 - 1.0 / p)) - 1  # N' of the fresh estimate (Subroutine 1)
         R = R[rng.permutation(taken)]
-        if kernel.log_beta(n)[0] == 0:  # the zero estimate: the update is 0 whatever the gradient
-            self.queries_ += taken
-            self.t_ = t
-            return
+        if kernel.log_beta(n)[0] == 0:
+            return [], 0.0, taken, "zero"
         need = kernel.log_beta(n2)[0] != 0 and self._has_support(n2)
         n_fresh = n2 if need else 0
         if n + n_fresh > R.shape[0]:
             extra = oracle.query(n + n_fresh - R.shape[0])
             if extra is None:
-                self.shortfalls_ += 1
-                self.queries_ += taken
-                self.t_ = t
-                return
+                return [], 0.0, taken, "short"
             taken += extra.shape[0]
             R = np.vstack([R, extra])
         spare = R.shape[0] - n - n_fresh
         a = n + (spare + 1) // 2 if need else R.shape[0]
         mt = int(self.max_terms)
         est = pooled_estimate(kernel, R[:a], n, p, max_terms=mt, rng=rng)
-        v = 0.0
-        if need:
-            v = self._inner_pooled(pooled_estimate(kernel, R[a:], n2, p, max_terms=mt, rng=rng))
+        v = self._inner_pooled(pooled_estimate(kernel, R[a:], n2, p, max_terms=mt, rng=rng)) if need else 0.0
+        return [est], v, taken, "ok"
+
+    def _plan_all_degrees(self, R):
+        """Every degree at once (``degrees="all"``): ``sum_n sqrt(beta_n) U_n`` on each part; None if the pool
+        is too small for it (the round then draws random degrees)."""
+        kernel, rng = self._kernel, self.rng_
+        live = [n for n in range(int(kernel.max_degree) + 1) if kernel.log_beta(n)[0] != 0]
+        fresh = [n for n in live if self._has_support(n)]
+        need_a, need_b = max(live), max(fresh, default=0)
+        if need_a + need_b > R.shape[0]:
+            return None
+        R = R[rng.permutation(R.shape[0])]
+        spare = R.shape[0] - need_a - need_b
+        a = need_a + (spare + 1) // 2 if fresh else R.shape[0]
+        mt = int(self.max_terms)
+        ests = pooled_estimates_all_degrees(kernel, R[:a], live, max_terms=mt, rng=rng)
+        v = sum(self._inner_pooled(e) for e in pooled_estimates_all_degrees(kernel, R[a:], fresh, max_terms=mt, rng=rng))
+        return ests, float(v), R.shape[0], "ok"
+
+    def _update(self, ests: list, v: float, y: float, t: int) -> None:
+        """``w <- w + alpha_t Psi~_t`` with ``alpha_t = -eta_t l'(v - y)``, then the projection (erratum E2)."""
         # gradient length l'(<w, Psi~'> - y) for a derivative of degree <= 1 (math-notes item 10)
         z = v - y
         series = self._loss.series
@@ -221,24 +266,30 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
         new_sq = self.sqnorm_
         if alpha != 0.0:
             if track:
-                ip = self._inner_pooled(est)
-                new_sq = self.sqnorm_ + 2.0 * alpha * ip + alpha * alpha * pooled_prod(est, est)
+                ip = sum(self._inner_pooled(e) for e in ests)
+                sq = sum(pooled_prod(e, e) for e in ests)  # blocks of different degrees are orthogonal
+                new_sq = self.sqnorm_ + 2.0 * alpha * ip + alpha * alpha * sq
                 if not math.isfinite(new_sq):
                     raise NumericalError("the squared norm of w overflowed float64; lower eta or p")
                 new_sq = max(new_sq, 0.0)
-            self.shift_, self.count_ = DegreeBuckets.ensure_degree(
-                self.copies_, self.coef_, self.shift_, self.count_, n, self.n_features_in_
-            )
-            base = math.log(abs(alpha)) - self.log_scale_ + est.log_weight
-            s_alpha = math.copysign(1.0, alpha) * est.sign
-            for r, c in enumerate(est.coefs):
-                if c != 0.0:
-                    DegreeBuckets.append(self.copies_, self.coef_, self.shift_, self.count_, n, est.copies[r],
-                                         s_alpha * math.copysign(1.0, c), base + math.log(abs(c)))
+            for est in ests:
+                self._append(est, alpha)
         if track and new_sq > float(self.B_w):
             self.log_scale_ += 0.5 * (math.log(float(self.B_w)) - math.log(new_sq))  # erratum E2
             new_sq = float(self.B_w)
         self.sqnorm_ = new_sq
-        self.ustat_rounds_ += int(est.ustat)
-        self.queries_ += taken
-        self.t_ = t
+
+    def _append(self, est: PooledFeatureEstimate, alpha: float) -> None:
+        """Append ``alpha * est`` to its degree's bucket, one stored term per symmetric power."""
+        n = est.degree
+        if est.is_zero:
+            return
+        self.shift_, self.count_ = DegreeBuckets.ensure_degree(
+            self.copies_, self.coef_, self.shift_, self.count_, n, self.n_features_in_
+        )
+        base = math.log(abs(alpha)) - self.log_scale_ + est.log_weight
+        s_alpha = math.copysign(1.0, alpha) * est.sign
+        for r, c in enumerate(est.coefs):
+            if c != 0.0:
+                DegreeBuckets.append(self.copies_, self.coef_, self.shift_, self.count_, n, est.copies[r],
+                                     s_alpha * math.copysign(1.0, c), base + math.log(abs(c)))
