@@ -72,6 +72,14 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
         Largest number of symmetric powers one U-statistic estimate may have;
         beyond it (high degree on a large pool) the random-copy estimate on
         readings drawn from the part is used.
+    degrees : "random" or "all"
+        ``"random"``: CSS10's random degrees ``N, N'`` (above).  ``"all"``
+        (kernels of finite degree ``D``: linear, polynomial): every degree
+        block at once, ``Psi~ = sum_n sqrt(beta_n) U_n`` on each part
+        (:func:`nolo.kernels.pooled.pooled_estimates_all_degrees`) -- the random
+        degree averaged out, far less variance; it needs ``D`` readings per
+        part (``2D`` once ``w`` has degree-``D`` support), else that round
+        draws random degrees.
 
     Attributes
     ----------
