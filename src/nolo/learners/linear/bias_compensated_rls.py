@@ -56,7 +56,9 @@ class BiasCompensatedRLS(NoisyInputLearner):
     definite: its upper Cholesky factor ``chol_`` (``A_t = U^T U``) gets one rank-one update per item, ``O(p^2)``) and ``C_t = sum C_i``
     (positive semidefinite, accumulated).  The coefficients follow the fixed point
     ``w <- A_t^{-1} (b_t + gamma_t C_t w)``, ``sweeps`` steps per item warm-started from the previous item
-    (``O(p^2)`` each); the step contracts at rate ``gamma_t rho_t``, ``rho_t = lambda_max(A_t^{-1} C_t)``.
+    (``O(p^2)`` each), over-relaxed in ``phi = U w`` with ``omega = 2 / (2 - gamma_t rho_hat)`` (optimal for the
+    spectrum ``[1 - gamma rho, 1]``): the step contracts at rate ``gamma rho / (2 - gamma rho)`` instead of
+    ``gamma rho``, ``rho_t = lambda_max(A_t^{-1} C_t)``.
 
     **Positive-definiteness safeguard.**  ``G_t`` itself can be indefinite (few items, heavy noise);
     ``A_t - gamma C_t`` is positive definite iff ``gamma rho_t < 1``.  ``rho_t`` is tracked by one power-
