@@ -7,17 +7,19 @@ import math
 import numpy as np
 
 from nolo._validation import check_array, check_bool, check_choice, check_int, check_scalar, check_seed
-from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError, PersistenceError
+from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.kernels.surrogate import check_noise_covariance
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.linear._bcrls import bcrls_loop
-from nolo.noise.pool import as_measurement_items
+from nolo.noise.pool import as_measurement_items, query_copies
 
 __all__ = ["BiasCompensatedRLS", "NOISE_MODES"]
 
 #: the three ways the noise correction is obtained
 NOISE_MODES = ("repeated", "known", "two_copy")
 _MIN_READINGS = {"repeated": 2, "known": 1, "two_copy": 2}
+#: no correction (ridge least squares, gamma = 0) for the first _WARMUP * p items, p = d + intercept
+_WARMUP = 2
 
 
 class BiasCompensatedRLS(NoisyInputLearner):
@@ -31,8 +33,9 @@ class BiasCompensatedRLS(NoisyInputLearner):
     **Estimator.**  Each item ``x`` is seen only through noisy readings ``x_k = x + n_k`` (zero-mean noise,
     independent between readings; ``y`` may be noisy too).  Ordinary least squares on the readings is attenuated
     towards 0; the moment-corrected (errors-in-variables) least squares of Fuller, *Measurement Error Models*
-    (Wiley 1987), section 2.2 (the estimator with known error covariance, and its variant with the error
-    covariance estimated from replicated readings) solves
+    (Wiley 1987), chapter 2 (vector explanatory variables; section 2.2, the model with an error in the
+    equation: ``(M_XX - Sigma_uu)^{-1} M_XY`` with ``Sigma_uu`` known or estimated from replicated readings --
+    section cited from the book's contents, equation numbers not checked) solves
 
         ``(G_t + alpha I) w = b_t``,  ``G_t = sum_i (xbar_i xbar_i^T - C_i)``,  ``b_t = sum_i xbar_i y_i``,
 
@@ -51,20 +54,25 @@ class BiasCompensatedRLS(NoisyInputLearner):
     **Recursion** (the bias-compensated RLS of Sagara & Wada, Int. J. Control 25 (1977) 329-343; see
     Soderstrom, *Errors-in-Variables Methods in System Identification*, Springer 2018, on bias-eliminating
     least squares): split ``G_t + alpha I = A_t - C_t`` with ``A_t = alpha I + sum xbar xbar^T`` (positive
-    definite: its Cholesky factor gets one rank-one update per item, ``O(p^2)``) and ``C_t = sum C_i``
-    (positive semidefinite, accumulated).  The coefficients follow the fixed point
+    definite: its upper Cholesky factor ``chol_``, ``A_t = U^T U``, gets one rank-one update per item,
+    ``O(p^2)``) and ``C_t = sum C_i`` (positive semidefinite, accumulated).  The coefficients follow the fixed point
     ``w <- A_t^{-1} (b_t + gamma_t C_t w)``, ``sweeps`` steps per item warm-started from the previous item
-    (``O(p^2)`` each); the step contracts at rate ``gamma_t rho_t``, ``rho_t = lambda_max(A_t^{-1} C_t)``.
+    (``O(p^2)`` each), over-relaxed in ``phi = U w`` with ``omega = 2 / (2 - gamma_t rho_hat)`` (optimal for the
+    spectrum ``[1 - gamma rho, 1]``): the step contracts at rate ``gamma rho / (2 - gamma rho)`` instead of
+    ``gamma rho``, ``rho_t = lambda_max(A_t^{-1} C_t)``.
 
     **Positive-definiteness safeguard.**  ``G_t`` itself can be indefinite (few items, heavy noise);
     ``A_t - gamma C_t`` is positive definite iff ``gamma rho_t < 1``.  ``rho_t`` is tracked by one power-
-    iteration step per sweep on ``L^{-1} C_t L^{-T}`` (``rho_`` -- a lower estimate that converges within a
-    few items), and the correction is scaled by ``gamma_t = min(1, max_correction / rho_t)`` (``gamma_``): the
+    iteration step per sweep on ``U^{-T} C_t U^{-1}`` (``rho_`` -- a lower estimate, which can lag while ``A_t``
+    is nearly rank deficient: see the two guards below), and the correction is scaled by ``gamma_t = min(1, max_correction / rho_t)`` (``gamma_``): the
     system solved is always ``A_t - gamma_t C_t >= (1 - max_correction) A_t`` (the regularised corrected Gram),
     early on a partial correction between ridge least squares (``gamma = 0``) and the full correction, and the
     full correction (``gamma = 1``) once the data determine it -- asymptotically ``rho_t`` tends to one minus
     the smallest attenuation factor, so the full correction is reached whenever the attenuation exceeds
-    ``1 - max_correction``.
+    ``1 - max_correction``.  Two guards for the early items, when ``A_t`` is (nearly) rank deficient and the
+    power estimate can lag far below ``rho_t``: no correction (``gamma = 0``, ridge least squares on the means)
+    for the first ``2 p`` items, and every fixed-point iterate is kept in the ``A_t``-norm ball
+    ``||U w|| <= ||U^{-T} b_t|| / (1 - max_correction)`` that contains the corrected solution.
 
     Parameters
     ----------
@@ -204,13 +212,13 @@ class BiasCompensatedRLS(NoisyInputLearner):
     def _check_state(self) -> None:
         if not self.is_initialized:
             return
-        L = self.chol_
-        if np.any(np.triu(L, 1) != 0.0) or np.any(np.diag(L) <= 0.0):
-            raise PersistenceError("chol_ must be lower triangular with a positive diagonal")
+        U = self.chol_
+        if np.any(np.tril(U, -1) != 0.0) or np.any(np.diag(U) <= 0.0):
+            raise PersistenceError("chol_ must be upper triangular with a positive diagonal")
         if not np.array_equal(self.correction_, self.correction_.T):
             raise PersistenceError("correction_ must be symmetric")
-        if not (self.rho_ >= 0.0 and 0.0 < self.gamma_ <= 1.0):
-            raise PersistenceError(f"rho_ must be >= 0 and gamma_ in (0, 1], got {self.rho_!r}, {self.gamma_!r}")
+        if not (self.rho_ >= 0.0 and 0.0 <= self.gamma_ <= 1.0):
+            raise PersistenceError(f"rho_ must be >= 0 and gamma_ in [0, 1], got {self.rho_!r}, {self.gamma_!r}")
 
     # -- learning ------------------------------------------------------------------------------------------
     def _readings_wanted(self, oracle) -> int:
@@ -233,13 +241,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
         if self.is_initialized and d is not None and d != self.n_features_in_:
             raise ParameterError(f"the oracle has d={d} but the learner was trained with {self.n_features_in_} features")
         k = self._readings_wanted(oracle)
-        copies = oracle.query(k)
-        if copies is None:
-            raise CopiesExhausted(
-                f"{type(self).__name__} needs {k} readings of the item and the oracle refused (pool exhausted); "
-                "the item was not learned"
-            )
-        copies = check_array(copies, "oracle copies", shape=(k, None))
+        copies = query_copies(oracle, k, type(self).__name__, "item")
         if copies.shape[1] == 0:
             raise ParameterError("oracle copies must have d >= 1 coordinates")
         if self.is_initialized and copies.shape[1] != self.n_features_in_:
@@ -291,13 +293,13 @@ class BiasCompensatedRLS(NoisyInputLearner):
 
     def _play(self, R: np.ndarray, offsets: np.ndarray, yv: np.ndarray) -> None:
         d = self.n_features_in_
-        L, C, b, theta, u = (a.copy() for a in (self.chol_, self.correction_, self.xy_, self.theta_, self.power_))
+        U, C, b, theta, u = (a.copy() for a in (self.chol_, self.correction_, self.xy_, self.theta_, self.power_))
         aux = np.array([self.rho_, self.gamma_])
         k_max = 2 if self.noise == "two_copy" else np.iinfo(np.int64).max
         status = bcrls_loop(
             R, offsets, np.ascontiguousarray(yv, dtype=np.float64), 0 if self.noise == "known" else 1, k_max,
             self._sigma(d), bool(self.fit_intercept), float(self.max_correction), int(self.sweeps),
-            L, C, b, theta, u, aux,
+            _WARMUP * U.shape[0], int(self.t_), U, C, b, theta, u, aux,
         )
         if status < 0:
             raise NumericalError(
@@ -305,7 +307,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
                 "too large for float64?); no item of this call was committed"
             )
         used = np.minimum(np.diff(offsets), k_max)
-        self.chol_, self.correction_, self.xy_, self.theta_, self.power_ = L, C, b, theta, u
+        self.chol_, self.correction_, self.xy_, self.theta_, self.power_ = U, C, b, theta, u
         self.rho_, self.gamma_ = float(aux[0]), float(aux[1])
         self.coef_ = theta[:d].copy()
         self.intercept_ = float(theta[d]) if self.fit_intercept else 0.0
