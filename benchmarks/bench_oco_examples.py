@@ -106,7 +106,8 @@ def linear_bench(n_call: int, n_stream: int, repeats: int) -> None:
 
 
 def matrix_bench(large: bool) -> None:
-    from nolo.learners.oco_examples import MaxEntryOGD, TraceNormOGD, project_trace_norm_ball
+    from nolo.learners.oco_examples import MaxEntryOGD, TraceNormOGD
+    from nolo.oco import project_trace_norm_ball
 
     rng = np.random.default_rng(1)
     print("\nmatrix learners")

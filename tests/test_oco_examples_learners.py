@@ -9,7 +9,6 @@ from nolo import NumericalError, ParameterError
 from nolo.experiments import plots
 from nolo.learners.base import Learner
 from nolo.learners.oco_examples import (
-    L1Ball,
     MaxEntryOGD,
     OnlineLasso,
     OnlineLassoL1Ball,
@@ -17,9 +16,8 @@ from nolo.learners.oco_examples import (
     OnlineRidgeRegression,
     TraceNormOGD,
 )
-from nolo.learners.oco_examples.hindsight import composite_hindsight
 from nolo.datasets.ratings import make_low_rank_ratings
-from nolo.oco import Box, L2Ball, TheoryStep, solve_hindsight
+from nolo.oco import Box, L1Ball, L2Ball, TheoryStep, composite_hindsight, solve_hindsight
 
 
 # -- exact updates on hand-worked cases --------------------------------------------------------------

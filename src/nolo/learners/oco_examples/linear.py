@@ -29,33 +29,15 @@ from nolo._validation import check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
 from nolo.learners.oco_examples._loops import LOSS_CODES, linear_ogd_loop
-from nolo.learners.oco_examples.projections import L1Ball
 from nolo.oco.losses_api import check_loss, check_targets
-from nolo.oco.projections import Box, ConstraintSet, L2Ball, Unconstrained
+from nolo.oco.projections import Box, ConstraintSet, L1Ball, L2Ball, Unconstrained
+from nolo.oco.regret import notes_regret_bound
 from nolo.oco.steps import ConstantStep, InverseSqrtStep, TheoryStep, check_step
 
-__all__ = ["OnlineLinearSVM", "OnlineRidgeRegression", "OnlineLasso", "OnlineLassoL1Ball", "notes_regret_bound"]
+__all__ = ["OnlineLinearSVM", "OnlineRidgeRegression", "OnlineLasso", "OnlineLassoL1Ball"]
 
 #: |d phi / d m| <= LIPSCHITZ[name] for the Lipschitz losses (the squared loss is handled separately)
 LIPSCHITZ = {"hinge": 1.0, "logistic": 1.0, "smoothed_hinge": 1.0, "absolute": 1.0}
-
-
-def notes_regret_bound(*, R: float, D: float, etas_constant: bool, eta_last: float, sum_sq: float,
-                       sum_eta_sq: float) -> float:
-    """The regret bound of the OCO notes' proof (section 3), evaluated for a run.
-
-    Constant step ``eta`` (the notes' Claim 1 setting): summing
-    ``<g_t, f_t - f*> <= (||f_t - f*||^2 - ||f_{t+1} - f*||^2)/(2 eta) + eta ||g_t||^2 / 2``
-    gives ``R^2/(2 eta) + (eta/2) sum_t ||g_t||^2`` with ``R >= ||f_1 - f*||``;
-    with ``||g_t|| <= B`` and ``eta = R/(B sqrt(n))`` this is the notes' ``R B sqrt(n)``.
-    Non-increasing steps ``eta_t`` (Zinkevich 2003, Theorem 1): the same
-    telescoping with ``||f_t - f*|| <= D`` (the diameter of F) gives
-    ``D^2/(2 eta_T) + sum_t eta_t ||g_t||^2 / 2``.  ``sum_sq`` is
-    ``sum_t ||g_t||^2`` (or ``n B^2``), ``sum_eta_sq`` is ``sum_t eta_t ||g_t||^2``.
-    """
-    if etas_constant:
-        return R * R / (2.0 * eta_last) + 0.5 * eta_last * sum_sq
-    return D * D / (2.0 * eta_last) + 0.5 * sum_eta_sq
 
 
 def _radius_of(constraint, d: int) -> float:
@@ -105,9 +87,9 @@ class _LinearOCO(FullInformationLearner):
         self._loss_code(loss)
         if not isinstance(constraint, (L2Ball, L1Ball, Box, Unconstrained)):
             raise ParameterError(
-                f"constraint must be an L2Ball, L1Ball, Box (nolo.oco / oco_examples) or None, got {constraint!r}"
+                f"constraint must be an L2Ball, L1Ball, Box (nolo.oco) or None, got {constraint!r}"
             )
-        constraint.validate()
+        constraint._validate_params()
         if isinstance(constraint, Box):
             low, high = constraint.bounds()
             if np.any(low > 0) or np.any(high < 0):
@@ -178,7 +160,7 @@ class _LinearOCO(FullInformationLearner):
         run actually met (``sum ||g_t||^2``); ``True`` replaces every
         ``||g_t||^2`` by ``B^2`` (:meth:`gradient_bound`), which with the
         default step and ``t_ = horizon`` is exactly the notes' ``R B sqrt(n)``.
-        See :func:`notes_regret_bound`.  For the lasso's proximal step the same
+        See :func:`nolo.oco.regret.notes_regret_bound`.  For the lasso's proximal step the same
         bound holds for ``phi + l1 ||.||_1`` (composite mirror descent, Duchi,
         Shalev-Shwartz, Singer & Tewari 2010, with ``r(f_1) = 0``), ``g_t``
         then being the gradient of ``phi`` only.
@@ -231,15 +213,7 @@ class _LinearOCO(FullInformationLearner):
         self._validate_params()
         loss, constraint, l2, l1 = self._spec()
         code, s = self._loss_code(loss)
-        d = self.n_features_in_
-        set_code, radius, low, high = 0, 0.0, np.zeros(d), np.zeros(d)
-        if isinstance(constraint, L2Ball):
-            set_code, radius = 1, float(constraint.radius)
-        elif isinstance(constraint, Box):
-            lo, hi = constraint.bounds(d)
-            set_code, low, high = 2, np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
-        elif isinstance(constraint, L1Ball):
-            set_code, radius = 3, float(constraint.radius)
+        set_code, radius, low, high = constraint.compiled_spec(self.n_features_in_)
         plan = (loss.kind, self.step_rule(), code, s, set_code, radius, low, high, float(l2), float(l1))
         self.__dict__["_plan_cache"] = (key, plan)
         return plan

@@ -10,7 +10,7 @@ matrices.  Both learners here play projected OGD (notes, section 3) on
 
 * :class:`TraceNormOGD` -- ``F = {W : ||W||_* <= tau}``; the projection is a
   thin SVD and the L1-ball projection of the singular values
-  (:func:`~nolo.learners.oco_examples.projections.project_trace_norm_ball`),
+  (:func:`~nolo.oco.projections.project_trace_norm_ball`),
   ``O(M N min(M, N))``.  ``projection_every = k`` projects every ``k``-th round
   (``k = 1`` is exact projected OGD; see the class for what ``k > 1`` keeps);
 * :class:`MaxEntryOGD` -- the max-entry box ``F = {W : |W_ij| <= c}``, whose
@@ -27,8 +27,8 @@ from nolo._validation import check_array, check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
 from nolo.learners.oco_examples._loops import matrix_ogd_loop, undo_matrix_rounds
-from nolo.learners.oco_examples.linear import notes_regret_bound
-from nolo.learners.oco_examples.projections import project_trace_norm_ball
+from nolo.oco.projections import project_trace_norm_ball
+from nolo.oco.regret import notes_regret_bound
 from nolo.oco.steps import ConstantStep, InverseSqrtStep, TheoryStep, check_step
 
 __all__ = ["TraceNormOGD", "MaxEntryOGD"]
