@@ -102,7 +102,26 @@ class ConstraintSet(Configurable):
         return int(d)
 
 
-class L2Ball(ConstraintSet):
+class _NormBall(ConstraintSet):
+    """A norm ball ``{w : ||w|| <= radius}`` centred at the origin: the radius, its check, the diameter ``2 radius``."""
+
+    def __init__(self, radius: float = 1.0):
+        self.radius = radius
+
+    def _validate_params(self, n_features=None) -> None:
+        check_scalar(self.radius, "radius", low=0.0, low_inclusive=False)
+
+    def diameter(self, d: int) -> float:
+        self._validate_params()
+        self._check_d(d)
+        return 2.0 * float(self.radius)
+
+    def compiled_spec(self, d: int):
+        self._validate_params()
+        return self._kind, float(self.radius), np.zeros(d), np.zeros(d)
+
+
+class L2Ball(_NormBall):
     """The Euclidean ball ``{w : ||w||_2 <= radius}`` centred at the origin (OCO notes, section 3).
 
     Parameters
@@ -111,11 +130,7 @@ class L2Ball(ConstraintSet):
         ``R`` in the notes.
     """
 
-    def __init__(self, radius: float = 1.0):
-        self.radius = radius
-
-    def _validate_params(self, n_features=None) -> None:
-        check_scalar(self.radius, "radius", low=0.0, low_inclusive=False)
+    _kind = BALL
 
     def project(self, w) -> np.ndarray:
         self._validate_params()
@@ -129,18 +144,9 @@ class L2Ball(ConstraintSet):
         self._validate_params()
         return bool(np.linalg.norm(_vector(w)) <= self.radius + atol)
 
-    def diameter(self, d: int) -> float:
-        self._validate_params()
-        self._check_d(d)
-        return 2.0 * float(self.radius)
-
     def support(self, g) -> float:
         self._validate_params()
         return float(self.radius) * float(np.linalg.norm(_vector(g, "g")))
-
-    def compiled_spec(self, d: int):
-        self._validate_params()
-        return BALL, float(self.radius), np.zeros(d), np.zeros(d)
 
     def argmax_linear(self, g) -> np.ndarray:
         self._validate_params()
@@ -151,7 +157,7 @@ class L2Ball(ConstraintSet):
         return g * (self.radius / nrm)
 
 
-class L1Ball(ConstraintSet):
+class L1Ball(_NormBall):
     """The L1 ball ``{w : ||w||_1 <= radius}`` (the constraint form of the lasso, OCO notes section 2).
 
     Its projection is :func:`project_l1_ball` (Duchi et al. 2008, exact,
@@ -164,11 +170,7 @@ class L1Ball(ConstraintSet):
     radius : float > 0
     """
 
-    def __init__(self, radius: float = 1.0):
-        self.radius = radius
-
-    def _validate_params(self, n_features=None) -> None:
-        check_scalar(self.radius, "radius", low=0.0, low_inclusive=False)
+    _kind = L1_BALL
 
     def project(self, w) -> np.ndarray:
         self._validate_params()
@@ -178,18 +180,9 @@ class L1Ball(ConstraintSet):
         self._validate_params()
         return bool(np.abs(_vector(w)).sum() <= self.radius + atol)
 
-    def diameter(self, d: int) -> float:
-        self._validate_params()
-        self._check_d(d)
-        return 2.0 * float(self.radius)
-
     def support(self, g) -> float:
         self._validate_params()
         return float(self.radius) * float(np.abs(_vector(g, "g")).max(initial=0.0))
-
-    def compiled_spec(self, d: int):
-        self._validate_params()
-        return L1_BALL, float(self.radius), np.zeros(d), np.zeros(d)
 
     def argmax_linear(self, g) -> np.ndarray:
         self._validate_params()
