@@ -258,3 +258,23 @@ def test_correction_is_bitwise_symmetric(noise, kw, tmp_path):
     m.learn_stream(R, y)
     assert np.array_equal(m.correction_, m.correction_.T)
     BiasCompensatedRLS.load(m.save(tmp_path / "s"))
+
+
+@pytest.mark.parametrize("noise_cov", ["estimate", 0.5])
+def test_corrected_least_squares_intercept_is_the_limit(noise_cov):
+    """CorrectedLeastSquares(fit_intercept=True) = the augmented solve = where BiasCompensatedRLS converges."""
+    from nolo.batch.eiv import with_constant_feature
+
+    X, y, R, _ = _data(n=1500, m=3, noise_var=0.5, intercept=-2.0)
+    est = CorrectedLeastSquares(noise_cov=noise_cov, fit_intercept=True).fit(R, y)
+    Ra, S = with_constant_feature(R, noise_cov)
+    full = CorrectedLeastSquares(noise_cov=S).fit(Ra, y).coef_
+    assert np.array_equal(est.coef_, full[:3]) and est.intercept_ == full[3]
+    assert np.allclose(est.predict(X), X @ full[:3] + full[3])
+    kw = {"noise": "repeated"} if noise_cov == "estimate" else {"noise": "known", "noise_cov": noise_cov}
+    m = BiasCompensatedRLS(sweeps=3, **kw)
+    m.learn_stream(R, y)
+    assert np.allclose(m.coef_, est.coef_, atol=1e-5) and m.intercept_ == pytest.approx(est.intercept_, abs=1e-5)
+    assert CorrectedLeastSquares(noise_cov=noise_cov).fit(R, y).intercept_ == 0.0
+    with pytest.raises(ParameterError, match="fit_intercept"):
+        CorrectedLeastSquares(fit_intercept="yes").fit(R, y)

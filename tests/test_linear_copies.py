@@ -105,3 +105,18 @@ def test_all_copies_learn_better(setting):
         m.learn_stream(C, y)
         errs[copies] = np.linalg.norm(m.average_ - w)
     assert errs["all"] < (0.5 if setting == 1 else 0.75) * errs["paper"]
+
+
+@pytest.mark.parametrize("k", [2, 3, 6])
+def test_ustat_second_moment_at_most_lemma1(k):
+    """Rao-Blackwell: the U-statistic gradient's E||g||^2 is <= Lemma 1's (so G and the theory step stay valid)."""
+    rng = np.random.default_rng(20 + k)
+    d, n = 4, 100_000
+    x, w, y = rng.normal(size=d) / 2, rng.normal(size=d) / 2, 0.7
+    C = x + rng.standard_t(5, size=(n, k, d))  # heavy-ish tails
+    lemma1 = 2 * ((C[:, 0] @ w) - y)[:, None] * C[:, 1]
+    ustat = 2 * (pairwise_outer_matvec(C, w) - mean_cross(C, np.full(n, y)))
+    m1, mu = (lemma1 ** 2).sum(axis=1), (ustat ** 2).sum(axis=1)
+    assert mu.mean() < m1.mean()
+    clean = 2 * (x @ w - y) * x
+    assert np.all(np.abs(ustat.mean(axis=0) - clean) < 4 * ustat.std(axis=0) / np.sqrt(n))

@@ -144,9 +144,17 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warm
             for j in range(p):
                 v2[j] = b[j] + gamma * v2[j]
             _solve_upper_t(U, v2, v1, p)
+            # over-relaxation in phi = U theta, optimal for the spectrum [1 - gamma rho, 1] of I - gamma M:
+            # phi <- phi + omega (phi_fp - phi), omega = 2 / (2 - gamma rho_hat), rate gamma rho / (2 - gamma rho)
+            omega = 2.0 / (2.0 - gamma * nrm)  # gamma * rho_hat <= max_correction < 1
             nrm2 = 0.0
-            for j in range(p):
-                nrm2 += v1[j] * v1[j]
+            for r in range(p):
+                s = 0.0
+                for c in range(r, p):
+                    s += U[r, c] * theta[c]
+                v = s + omega * (v1[r] - s)
+                v1[r] = v
+                nrm2 += v * v
             f, _ = ball_scale(nrm2, cap)  # U theta = v1: the A-norm ball is a Euclidean ball for v1
             if f != 1.0:
                 for j in range(p):

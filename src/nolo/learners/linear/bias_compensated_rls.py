@@ -33,8 +33,9 @@ class BiasCompensatedRLS(NoisyInputLearner):
     **Estimator.**  Each item ``x`` is seen only through noisy readings ``x_k = x + n_k`` (zero-mean noise,
     independent between readings; ``y`` may be noisy too).  Ordinary least squares on the readings is attenuated
     towards 0; the moment-corrected (errors-in-variables) least squares of Fuller, *Measurement Error Models*
-    (Wiley 1987), section 2.2 (the estimator with known error covariance, and its variant with the error
-    covariance estimated from replicated readings) solves
+    (Wiley 1987), chapter 2 (vector explanatory variables; section 2.2, the model with an error in the
+    equation: ``(M_XX - Sigma_uu)^{-1} M_XY`` with ``Sigma_uu`` known or estimated from replicated readings --
+    section cited from the book's contents, equation numbers not checked) solves
 
         ``(G_t + alpha I) w = b_t``,  ``G_t = sum_i (xbar_i xbar_i^T - C_i)``,  ``b_t = sum_i xbar_i y_i``,
 
@@ -53,15 +54,17 @@ class BiasCompensatedRLS(NoisyInputLearner):
     **Recursion** (the bias-compensated RLS of Sagara & Wada, Int. J. Control 25 (1977) 329-343; see
     Soderstrom, *Errors-in-Variables Methods in System Identification*, Springer 2018, on bias-eliminating
     least squares): split ``G_t + alpha I = A_t - C_t`` with ``A_t = alpha I + sum xbar xbar^T`` (positive
-    definite: its upper Cholesky factor ``chol_`` (``A_t = U^T U``) gets one rank-one update per item, ``O(p^2)``) and ``C_t = sum C_i``
-    (positive semidefinite, accumulated).  The coefficients follow the fixed point
+    definite: its upper Cholesky factor ``chol_``, ``A_t = U^T U``, gets one rank-one update per item,
+    ``O(p^2)``) and ``C_t = sum C_i`` (positive semidefinite, accumulated).  The coefficients follow the fixed point
     ``w <- A_t^{-1} (b_t + gamma_t C_t w)``, ``sweeps`` steps per item warm-started from the previous item
-    (``O(p^2)`` each); the step contracts at rate ``gamma_t rho_t``, ``rho_t = lambda_max(A_t^{-1} C_t)``.
+    (``O(p^2)`` each), over-relaxed in ``phi = U w`` with ``omega = 2 / (2 - gamma_t rho_hat)`` (optimal for the
+    spectrum ``[1 - gamma rho, 1]``): the step contracts at rate ``gamma rho / (2 - gamma rho)`` instead of
+    ``gamma rho``, ``rho_t = lambda_max(A_t^{-1} C_t)``.
 
     **Positive-definiteness safeguard.**  ``G_t`` itself can be indefinite (few items, heavy noise);
     ``A_t - gamma C_t`` is positive definite iff ``gamma rho_t < 1``.  ``rho_t`` is tracked by one power-
-    iteration step per sweep on ``U^{-T} C_t U^{-1}`` (``rho_`` -- a lower estimate that converges within a
-    few items), and the correction is scaled by ``gamma_t = min(1, max_correction / rho_t)`` (``gamma_``): the
+    iteration step per sweep on ``U^{-T} C_t U^{-1}`` (``rho_`` -- a lower estimate, which can lag while ``A_t``
+    is nearly rank deficient: see the two guards below), and the correction is scaled by ``gamma_t = min(1, max_correction / rho_t)`` (``gamma_``): the
     system solved is always ``A_t - gamma_t C_t >= (1 - max_correction) A_t`` (the regularised corrected Gram),
     early on a partial correction between ridge least squares (``gamma = 0``) and the full correction, and the
     full correction (``gamma = 1``) once the data determine it -- asymptotically ``rho_t`` tends to one minus
