@@ -84,7 +84,7 @@ def test_experiment_runs_end_to_end_on_a_tiny_grid(tmp_path, monkeypatch):
     status = {c.figure: s for c, s in res.statuses(quick=True)}
     assert status["bcrls_1pass_max_gap_to_cls_n2000"] == "holds"
     assert status["bcrls_1pass_min_gain_where_attenuated"] == "holds"  # attenuation 1/2: room for the gain
-    assert status["scale_change_r2_max_nolo"] == "fails"  # the CSS11 OGD learners' radius = 1 (issue 15 item 3)
+    assert status["scale_change_r2_max_nolo"] == "holds"  # scale-free sklearn_api defaults (issue 15 item 3, h-skl)
     assert all(c.why for c, s in res.statuses(quick=True) if s == "fails")
     assert {p.name for p in ctx.plots} == {"r2_vs_noise.png", "diabetes_r2_vs_noise.png"}
     assert {"clean_r2", "coef_error", "all_cells"} <= set(res.tables)
