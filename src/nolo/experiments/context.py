@@ -74,6 +74,7 @@ class Context:
     rounds: int | None = None
     plots: list[Path] = field(default_factory=list)
     rounds_read: bool = field(default=False, repr=False)
+    rounds_base: int | None = field(default=None, repr=False)
 
     def __post_init__(self):
         self.out_dir = Path(self.out_dir)
@@ -100,14 +101,19 @@ class Context:
 
     def horizon(self, quick: int, full: int) -> int:
         """The horizon in rounds: the ``--rounds`` override if given, else ``quick`` / ``full`` by scale."""
-        self.rounds_read = True
+        self._read(int(self.scale(quick, full)))
         return int(self.rounds) if self.rounds is not None else int(self.scale(quick, full))
+
+    def _read(self, base: int) -> None:
+        """Note that the horizon was read; ``rounds_base`` keeps the largest horizon of this scale read."""
+        self.rounds_read = True
+        self.rounds_base = max(self.rounds_base or 0, base)
 
     def horizons(self, quick: list[int], full: list[int]) -> list[int]:
         """Increasing horizons (e.g. for a regret-vs-T fit): the list of this scale, or, under ``--rounds N``,
         that list rescaled to end at ``N`` (same ratios; duplicates after rounding dropped)."""
-        self.rounds_read = True
         base = sorted(int(h) for h in self.scale(quick, full))
+        self._read(base[-1])
         if self.rounds is None:
             return base
         top = base[-1]

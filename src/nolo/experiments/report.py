@@ -49,6 +49,7 @@ class ExperimentOutcome:
     error: str | None = None
     quick: bool = True
     rounds: int | None = None
+    rounds_base: int | None = None
     runs_reused: int = 0
     runs_computed: int = 0
     runs_failed: list = field(default_factory=list)
@@ -76,6 +77,15 @@ class ExperimentOutcome:
 
     def count(self, status: str) -> int:
         return sum(1 for _, s in self.statuses if s == status)
+
+    def why(self, claim) -> str:
+        """The one line shown when ``claim`` fails: its own ``why``; for a claim without one, in a run whose
+        ``--rounds`` is below the horizon the experiment uses at this scale (``rounds_base``), that fact
+        (the claim was calibrated for longer runs); else "not expected ... a regression to investigate"."""
+        if not claim.why and self.rounds is not None and self.rounds_base and self.rounds < self.rounds_base:
+            return (f"measured at --rounds {self.rounds:,}, below the {self.rounds_base:,} rounds this experiment "
+                    "plays at this scale and is calibrated for -- docs/experiments.md#rounds")
+        return claim.why_text
 
 
 def skipped_from_notes(notes: str) -> dict[str, str]:
@@ -133,7 +143,7 @@ def summary_dict(outcomes: list[ExperimentOutcome], quick: bool) -> dict:
             entry = {"statement": c.statement, "figure": c.figure, "op": c.op, "threshold": _num(c.threshold),
                      "holds": bool(h), "status": st, "decidable_at": _decidable_json(c.decidable_at)}
             if st == "fails":
-                entry["why"] = c.why_text
+                entry["why"] = o.why(c)
             claims.append(entry)
         exps.append({
             "paper": o.experiment.paper,
@@ -182,7 +192,7 @@ def _causes(outcomes) -> "OrderedDict[str, list[tuple[str, str]]]":
     for o in outcomes:
         for c, st in o.statuses:
             if st == "fails":
-                groups.setdefault(c.why_text, []).append((o.experiment.key, c.statement))
+                groups.setdefault(o.why(c), []).append((o.experiment.key, c.statement))
     return groups
 
 
@@ -270,7 +280,7 @@ def _claim_rows(o: ExperimentOutcome):
     for c, st in o.statuses:
         f = o.result.figures.get(c.figure)
         rows.append([_MARK[st], c.statement, c.figure, fmt_number(f.value) if f else "n/a",
-                     f"{c.op} {fmt_number(c.threshold)}", c.why_text if st == "fails" else ""])
+                     f"{c.op} {fmt_number(c.threshold)}", o.why(c) if st == "fails" else ""])
     return ["verdict", "claim", "figure", "ours", "required", "why it fails"], rows
 
 

@@ -182,7 +182,7 @@ def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nol
                                                  "horizon (ctx.horizon / ctx.horizons): --rounds was ignored")
                         result.plots = list(dict.fromkeys([*result.plots, *ctx.plots]))
                         outcome = ExperimentOutcome(exp, result, time.perf_counter() - t0, quick=quick,
-                                                    rounds=rounds)
+                                                    rounds=rounds, rounds_base=ctx.rounds_base)
                     except Exception:  # one broken experiment must not hide the others' results
                         outcome = ExperimentOutcome(exp, ExperimentResult(), time.perf_counter() - t0,
                                                     error=traceback.format_exc(), quick=quick, rounds=rounds)
