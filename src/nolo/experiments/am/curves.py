@@ -24,10 +24,8 @@ def _plot(ctx, df: pd.DataFrame, dataset: str, ref, vw: pd.DataFrame | None = No
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 3, figsize=(13, 7.5), sharex=True, sharey=True)
-    legend = {}  # one legend for the figure (label -> handle); each panel names its tuned gammas
     for ax, (r0, r1) in zip(axes.ravel(), C.SETTINGS):
         sub = df[(df.dataset == dataset) & (df.rho0 == r0) & (df.rho1 == r1)]
-        gammas = []
         for algo in (*C.ALGORITHMS, "Perceptron"):
             a = sub[sub.algo == algo]
             if a.empty:
@@ -35,34 +33,31 @@ def _plot(ctx, df: pd.DataFrame, dataset: str, ref, vw: pd.DataFrame | None = No
             g = a.groupby("t").error_rate
             m, lo, hi = g.mean(), g.min(), g.max()
             gam = a.gamma.iloc[0]
-            if algo != "Perceptron":
-                gammas.append(f"{algo} {gam:g}")
+            label = algo if algo == "Perceptron" else f"{algo} (gamma={gam:g})"
             ls = "-." if algo == "Perceptron" else "-"
-            (legend[algo],) = ax.plot(m.index, m.values, ls, color=COLORS[algo], label=algo, lw=1.4)
+            ax.plot(m.index, m.values, ls, color=COLORS[algo], label=label, lw=1.4)
             ax.fill_between(m.index, lo.values, hi.values, color=COLORS[algo], alpha=0.15, lw=0)
             if algo == "RCNBF":
                 K = int(C.load(dataset, ctx.quick)[1].max()) + 1
                 ts = m.index.to_numpy()
                 rate = [min(_theorem4(ref[0], ref[1], K, int(t), gam, r0, r1)[0] / t, 1.0) for t in ts]
-                (legend["Thm 4 bound / t (RCNBF, capped at 1)"],) = ax.plot(ts, rate, ":", color=COLORS[algo], lw=1.2)
+                ax.plot(ts, rate, ":", color=COLORS[algo], lw=1.2, label="Thm 4 bound / t (RCNBF, capped at 1)")
         if vw is not None:
             v = vw[(vw.dataset == dataset) & (vw.rho0 == r0) & (vw.rho1 == r1)]
             if not v.empty:
                 how = "--cbify" if v["mode"].iloc[0] == "cbify" else "--cb_explore, our flipped bit"
-                (legend[f"Vowpal Wabbit {how} (eps=0.05), reference"],) = ax.plot(v.t, v.error_rate, "--",
-                                                                                    color="0.55", lw=1.3)
+                ax.plot(v.t, v.error_rate, "--", color="0.55", lw=1.3, label=f"Vowpal Wabbit {how} (eps=0.05), reference")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_title(f"{C.setting_label(r0, r1)}\ngamma: {', '.join(gammas)}", fontsize=8)
+        ax.set_title(C.setting_label(r0, r1), fontsize=9)
+        ax.legend(fontsize=6, loc="lower left")
         ax.grid(True, which="both", alpha=0.2)
     for ax in axes[-1]:
         ax.set_xlabel("number of examples")
     for ax in axes[:, 0]:
         ax.set_ylabel("cumulative error rate")
     fig.suptitle(f"AM Fig. 2 reproduction: {dataset} (mean over {len(ctx.seeds)} seeds, band = min..max)")
-    fig.legend(list(legend.values()), list(legend), loc="lower center", ncol=min(len(legend), 4), fontsize=9,
-               frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.tight_layout()
     ctx.save_figure(fig, f"error_curves_{dataset}")
 
 
