@@ -25,6 +25,8 @@ KNOWN = {
     "CleanKernelOGD": "H2: kernel OGD accepts log_scale_ = +-1e300 from a file (math.exp OverflowError later); "
     "needs a _check_state override (log_scale_ in [-200, 0], size_ <= len(points_))",
     "NaiveKernelOGD": "H2: same as CleanKernelOGD (shared _KernelOGDMixin state)",
+    "PooledNoisyKernelLearner": "H2: inherits NoisyKernelLearner's bucketed state and its missing _check_state "
+    "(same root cause: remove this entry with NoisyKernelLearner's)",
 }
 
 
