@@ -46,6 +46,9 @@ def test_played_labels_are_not_truncated(tmp_path, bad):
     res = _run(path)
     assert res.exit_code == 2 and "row 7" in res.output and "played" in res.output
     assert "row 7" in str(err.value)
+    assert "np.float64" not in str(err.value)  # the value as the user wrote it, not numpy's repr
+    if bad in ("0.5", "1.5", "-1"):
+        assert f"holds {float(bad)!r}" in str(err.value), str(err.value)
 
 
 def test_integral_float_labels_are_accepted(tmp_path):

@@ -81,7 +81,11 @@ def test_check_passes_on_matching_checksum(runner, tmp_path, monkeypatch):
     (tmp_path / "usps" / "usps.h5").write_bytes(b"abc")
     spec = registry.FileSpec("usps/usps.h5", ("",), {"": hashlib.sha256(b"abc").hexdigest()})
     patched = registry.FileDataset("usps", "test", {"train": (spec,), "test": (spec,)}, registry.REGISTRY["usps"].reader)
-    monkeypatch.setitem(registry.REGISTRY, "usps", patched)
-    res = runner.invoke(main, ["data", "check", "--data-dir", str(tmp_path), "usps"])
+    original = registry.REGISTRY["usps"]
+    registry.REGISTRY.register("usps", patched, replace=True)
+    try:
+        res = runner.invoke(main, ["data", "check", "--data-dir", str(tmp_path), "usps"])
+    finally:
+        registry.REGISTRY.register("usps", original, replace=True)
     assert res.exit_code == 0, res.output
     assert any(line.startswith("usps") and " ok " in line for line in res.output.splitlines())

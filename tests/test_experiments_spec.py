@@ -196,7 +196,7 @@ def _shipped():
 
 def test_one_shipped_spec_per_paper_at_least():
     names = [p.stem for p in _shipped()]
-    for paper in ("css10", "css11", "am", "demo"):
+    for paper in ("css10", "css11", "am", "oco", "demo"):
         assert any(n.startswith(paper) for n in names), names
 
 

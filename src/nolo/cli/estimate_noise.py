@@ -37,11 +37,11 @@ def _check_played(played: np.ndarray, where: str) -> np.ndarray:
         bad = ~np.isfinite(played) | (played != np.round(played))
         if bad.any():
             i = _first_bad(bad)
-            raise ParameterError(f"{where}: played must hold integer labels; row {i + 1} holds {played[i]!r} "
+            raise ParameterError(f"{where}: played must hold integer labels; row {i + 1} holds {played[i].item()!r} "
                                  "(labels are not rounded or truncated)")
     if played.size and played.min() < 0:
         i = _first_bad(played < 0)
-        raise ParameterError(f"{where}: played labels must be >= 0; row {i + 1} holds {played[i]!r}")
+        raise ParameterError(f"{where}: played labels must be >= 0; row {i + 1} holds {played[i].item()!r}")
     return played.astype(np.int64)
 
 
@@ -54,7 +54,7 @@ def _check_feedback(feedback: np.ndarray, where: str) -> np.ndarray:
     bad = ~((feedback == 0) | (feedback == 1))
     if bad.any():
         i = _first_bad(bad)
-        raise ParameterError(f"{where}: feedback must hold 0/1 bits; row {i + 1} holds {feedback[i]!r}")
+        raise ParameterError(f"{where}: feedback must hold 0/1 bits; row {i + 1} holds {feedback[i].item()!r}")
     return feedback.astype(np.int64)
 
 
@@ -68,7 +68,7 @@ def _check_features(X: np.ndarray, where: str) -> np.ndarray:
     bad = ~np.isfinite(X)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise ParameterError(f"{where}: X must be finite; row {i + 1}, column {j} holds {X[i, j]!r}")
+        raise ParameterError(f"{where}: X must be finite; row {i + 1}, column {j} holds {X[i, j].item()!r}")
     return X
 
 

@@ -241,6 +241,10 @@ def run(spec, out, jobs, backend, scheduler, seeds, force, quiet, verbose):
               help="Run only this experiment (an id such as error-curves, or paper/id); repeatable.")
 @click.option("--seeds", default=None, metavar="N|LIST",
               help="Number of seeds (e.g. 3) or a comma-separated list, overriding each experiment's.")
+@click.option("--rounds", "rounds", default=None, type=click.IntRange(min=1), metavar="N",
+              help="Horizon of every learning curve (N rounds), overriding the scale's; experiments without "
+                   "one (estimator draws) are refused with --only and left out otherwise. Claims decided only "
+                   "at paper scale are then reported as not decidable.")
 @click.option("--data-dir", "data_dir", default=None, type=click.Path(file_okay=False),
               help="Directory of the dataset files (MNIST, USPS, ...); default: $NOLO_DATA_DIR, "
                    "../shared/datasets if present, else ~/.cache/nolo/data.")
@@ -251,7 +255,8 @@ def run(spec, out, jobs, backend, scheduler, seeds, force, quiet, verbose):
 @click.option("--force", is_flag=True, help="Recompute every run instead of reusing those already in --out.")
 @click.option("--strict", is_flag=True, help="Exit with status 1 if any claim fails (deferred claims do not).")
 @_with_verbosity
-def reproduce(paper, quick, out, only, seeds, data_dir, jobs, backend, scheduler, force, strict, quiet, verbose):
+def reproduce(paper, quick, out, only, seeds, rounds, data_dir, jobs, backend, scheduler, force, strict, quiet,
+              verbose):
     """Reproduce PAPER's experiments (or all): runs, figures, report and OUT/summary.json."""
     from nolo.experiments.report import console_summary
     from nolo.experiments.reproduce import reproduce as _reproduce
@@ -267,10 +272,11 @@ def reproduce(paper, quick, out, only, seeds, data_dir, jobs, backend, scheduler
     with _interruptible():
         try:
             rep = _reproduce(paper, quick=quick, out=out, jobs=jobs, backend=backend, scheduler=scheduler,
-                             echo=err, only=list(only) or None, seeds=seed_arg, data_dir=data_dir, force=force)
+                             echo=err, only=list(only) or None, seeds=seed_arg, data_dir=data_dir, force=force,
+                             rounds=rounds)
         except NoloError as exc:
             _fail(str(exc))
-    for line in console_summary(rep.outcomes, rep.quick, rep.out):
+    for line in console_summary(rep.outcomes, rep.quick, rep.out, not_run=rep.not_run):
         click.echo(line)
     if paper in ("all", "am") and importlib.util.find_spec("vowpalwabbit") is None and not quiet:
         click.echo("note: the Vowpal Wabbit reference curves were skipped; pip install 'nolo[bench]' adds them")

@@ -28,6 +28,7 @@ from typing import Callable
 
 import numpy as np
 
+from nolo._registry import Registry
 from nolo.datasets.checksums import sha256_file
 
 __all__ = ["FileSpec", "FileStatus", "FileDataset", "BuiltinDataset", "REGISTRY", "get_spec", "dataset_names", "file_status"]
@@ -147,38 +148,39 @@ _MNIST_SHA = {
 }
 _USPS = FileSpec("usps/usps.h5", ("",), {"": "734f88c541104a956d88be2c95d03b4a463ffd74ccc2ba9c80841fb98e3fcb36"})
 
-REGISTRY: dict[str, FileDataset | BuiltinDataset] = {
-    "mnist": FileDataset(
+#: dataset name -> :class:`FileDataset` / :class:`BuiltinDataset` (a :class:`nolo._registry.Registry`, the one
+#: name -> object mechanism of nolo: ``REGISTRY.register(name, FileDataset(...))`` adds a dataset)
+REGISTRY = Registry("dataset")
+for _ds in (
+    FileDataset(
         "mnist", "MNIST 28x28 handwritten digits (LeCun et al.), IDX format, d=784, K=10",
         _idx_splits("mnist", _MNIST_SHA), _idx_reader,
     ),
-    "fashion-mnist": FileDataset(
+    FileDataset(
         "fashion-mnist",
         "Fashion-MNIST (Xiao et al. 2017), IDX format; PCA-100 features by default (substitute for AM's CNN-100)",
         _idx_splits("fashion-mnist"), _idx_reader,
     ),
-    "usps": FileDataset(
+    FileDataset(
         "usps", "USPS 16x16 digits, HDF5 layout of the Kaggle set AM cite, d=256, K=10",
         {"train": (_USPS,), "test": (_USPS,)}, _usps_reader,
     ),
-    "iris": BuiltinDataset("iris", "Iris (scikit-learn), n=150, d=4, K=3"),
-    "digits": BuiltinDataset("digits", "UCI optical digits 8x8 (scikit-learn load_digits), n=1797, d=64, K=10; AM's 'MNIST'"),
-    "synsep": BuiltinDataset("synsep", "SynSep generator (Banditron paper; math-notes D), d=400, K=9, separable"),
-    "synnonsep": BuiltinDataset("synnonsep", "SynNonSep generator: SynSep with 5% label noise (reconstruction)"),
-}
+    BuiltinDataset("iris", "Iris (scikit-learn), n=150, d=4, K=3"),
+    BuiltinDataset("digits", "UCI optical digits 8x8 (scikit-learn load_digits), n=1797, d=64, K=10; AM's 'MNIST'"),
+    BuiltinDataset("synsep", "SynSep generator (Banditron paper; math-notes D), d=400, K=9, separable"),
+    BuiltinDataset("synnonsep", "SynNonSep generator: SynSep with 5% label noise (reconstruction)"),
+):
+    REGISTRY.register(_ds.name, _ds)
 
 
 def dataset_names() -> list[str]:
-    return list(REGISTRY)
+    """The registered dataset names, in registration order."""
+    return list(REGISTRY.names())
 
 
 def get_spec(name: str) -> FileDataset | BuiltinDataset:
-    from nolo.exceptions import ParameterError
-
-    try:
-        return REGISTRY[name]
-    except (KeyError, TypeError):
-        raise ParameterError(f"name must be one of {', '.join(map(repr, REGISTRY))}, got {name!r}") from None
+    """The registered dataset ``name``; ParameterError naming ``name`` and the known datasets otherwise."""
+    return REGISTRY.get(name, param="name")
 
 
 def file_status(spec: FileDataset, root: Path, *, verify: bool = True) -> list[FileStatus]:

@@ -1,7 +1,7 @@
 """The context an experiment function receives.
 
 It carries the run settings chosen on the command line (``quick``, output
-directory, seeds, jobs, backend/scheduler) and the helpers an experiment
+directory, seeds, jobs, backend/scheduler, the ``--rounds`` override) and the helpers an experiment
 needs: run a sweep of declarative specs (:meth:`Context.sweep`) or of any
 module-level function (:meth:`Context.map`) through the resumable sweep
 engine, save a matplotlib figure (:meth:`Context.save_figure`), log, and show
@@ -47,8 +47,19 @@ class Context:
     Attributes: ``quick`` (reduced version requested), ``out_dir`` (this
     experiment's directory, ``OUT/<paper>/<id>``), ``seeds`` (list of ints),
     ``jobs`` (parallel processes), ``backend`` ("local" or "dask"),
-    ``scheduler`` (Dask scheduler address or None), ``plots`` (PNG files
+    ``scheduler`` (Dask scheduler address or None), ``rounds`` (the
+    ``--rounds`` override of the horizon, or None), ``plots`` (PNG files
     saved so far; the platform adds them to the result).
+
+    Examples
+    --------
+    >>> ctx = Context(paper="demo", id="x", quick=True, out_dir="out", seeds=[0], rounds=3000)
+    >>> ctx.horizon(2_000, 100_000)
+    3000
+    >>> ctx.horizons([500, 1000, 2000, 4000], [500, 1000, 2000, 4000, 8000])
+    [375, 750, 1500, 3000]
+    >>> Context(paper="demo", id="x", quick=False, out_dir="out", seeds=[0]).horizon(2_000, 100_000)
+    100000
     """
 
     paper: str
@@ -60,7 +71,10 @@ class Context:
     backend: str = "local"
     scheduler: str | None = None
     show_progress: bool | None = None
+    rounds: int | None = None
     plots: list[Path] = field(default_factory=list)
+    rounds_read: bool = field(default=False, repr=False)
+    rounds_base: int | None = field(default=None, repr=False)
 
     def __post_init__(self):
         self.out_dir = Path(self.out_dir)
@@ -71,6 +85,9 @@ class Context:
         if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1:
             raise ParameterError(f"jobs must be an integer >= 1, got {self.jobs!r}")
         self.seeds = [int(s) for s in self.seeds]
+        if self.rounds is not None and (isinstance(self.rounds, bool) or not isinstance(self.rounds, int)
+                                        or self.rounds < 1):
+            raise ParameterError(f"rounds must be None or an integer >= 1, got {self.rounds!r}")
 
     # -- settings --------------------------------------------------------------------
     @property
@@ -81,6 +98,26 @@ class Context:
     def scale(self, quick: Any, full: Any) -> Any:
         """``quick`` under ``--quick``, else ``full`` (e.g. ``T = ctx.scale(2_000, 100_000)``)."""
         return quick if self.quick else full
+
+    def horizon(self, quick: int, full: int) -> int:
+        """The horizon in rounds: the ``--rounds`` override if given, else ``quick`` / ``full`` by scale."""
+        self._read(int(self.scale(quick, full)))
+        return int(self.rounds) if self.rounds is not None else int(self.scale(quick, full))
+
+    def _read(self, base: int) -> None:
+        """Note that the horizon was read; ``rounds_base`` keeps the largest horizon of this scale read."""
+        self.rounds_read = True
+        self.rounds_base = max(self.rounds_base or 0, base)
+
+    def horizons(self, quick: list[int], full: list[int]) -> list[int]:
+        """Increasing horizons (e.g. for a regret-vs-T fit): the list of this scale, or, under ``--rounds N``,
+        that list rescaled to end at ``N`` (same ratios; duplicates after rounding dropped)."""
+        base = sorted(int(h) for h in self.scale(quick, full))
+        self._read(base[-1])
+        if self.rounds is None:
+            return base
+        top = base[-1]
+        return sorted({max(1, round(h * self.rounds / top)) for h in base[:-1]} | {int(self.rounds)})
 
     # -- logging and progress ----------------------------------------------------------
     @property

@@ -59,12 +59,13 @@ def demo_spec(rounds: int = 2000, noise_std: float = 0.5, d: int = 5, record_eve
 
 
 @experiment(paper="demo", id="noisy-regression", title="Noisy-input regression: two-copy unbiased vs one-copy naive OGD",
-            quick_seeds=3, full_seeds=10)
+            quick_seeds=3, full_seeds=10, takes_rounds=True)
 def noisy_regression(ctx):
     """Both learners on the same streams; compares clean loss and the regret exponent."""
     from nolo.experiments import plots
 
-    spec = demo_spec(rounds=ctx.scale(4000, 100_000), record_every=ctx.scale(20, 250))
+    rounds = ctx.horizon(4000, 100_000)
+    spec = demo_spec(rounds=rounds, record_every=min(ctx.scale(20, 250), rounds))
     df = ctx.sweep(spec)
     ctx.save_figure(plots.metric_vs_rounds(df, "avg_clean_loss", ylabel="average clean loss"), "clean_loss")
     fig, slopes = plots.regret_vs_rounds(df)

@@ -11,6 +11,14 @@ built-in ``nolo.experiments.demo``) registers each of its experiments with the
         ...
         return ExperimentResult(figures=..., claims=...)
 
+An experiment that has a horizon in rounds declares ``takes_rounds=True`` and reads it with
+``ctx.horizon(quick, paper)`` / ``ctx.horizons(quick_list, paper_list)``, so that ``nolo reproduce
+--rounds N`` overrides it; ``nolo reproduce`` refuses ``--rounds`` for the others (their sizes are
+estimator draws or samples, not rounds).
+
+The experiments live in :data:`EXPERIMENTS`, a :class:`nolo._registry.Registry` keyed ``"paper/id"``
+(the one name -> object mechanism of nolo).
+
 ``nolo reproduce`` imports the modules of :data:`EXPERIMENT_MODULES` in order;
 a module that does not exist yet is skipped (only a ``ModuleNotFoundError``
 naming exactly that module), any other import error propagates.
@@ -23,10 +31,13 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from nolo._registry import Registry
 from nolo.exceptions import ParameterError
 
 __all__ = [
     "PAPERS",
+    "EXPERIMENTS",
+    "check_paper",
     "EXPERIMENT_MODULES",
     "Experiment",
     "experiment",
@@ -45,6 +56,16 @@ PAPERS: tuple[str, ...] = ("demo", "css10", "css11", "am", "oco", "practice")
 #: modules imported by ``nolo reproduce``, in report order.
 EXPERIMENT_MODULES: tuple[str, ...] = tuple(f"nolo.experiments.{p}" for p in PAPERS)
 
+
+
+def check_paper(paper: str, allow_all: bool = True) -> str:
+    """``paper`` if it is one of :data:`PAPERS` (or ``"all"`` where allowed); else ParameterError naming them."""
+    allowed = (("all",) if allow_all else ()) + PAPERS
+    if paper not in allowed:
+        raise ParameterError(f"paper must be one of {', '.join(map(repr, allowed))}, got {paper!r}")
+    return paper
+
+
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 
 
@@ -54,7 +75,9 @@ class Experiment:
 
     ``func(ctx) -> ExperimentResult`` does the work; ``quick_seeds`` /
     ``full_seeds`` are the number of seeds the context hands it under
-    ``--quick`` and at paper scale.
+    ``--quick`` and at paper scale; ``takes_rounds``: whether its size is a
+    horizon in rounds that ``--rounds N`` may override (read through
+    :meth:`Context.horizon` / :meth:`Context.horizons`).
     """
 
     paper: str
@@ -64,13 +87,15 @@ class Experiment:
     quick_seeds: int = 3
     full_seeds: int = 10
     description: str = ""
+    takes_rounds: bool = False
 
     @property
     def key(self) -> str:
         return f"{self.paper}/{self.id}"
 
 
-_REGISTRY: dict[str, Experiment] = {}
+#: ``"paper/id"`` -> :class:`Experiment`
+EXPERIMENTS = Registry("experiment")
 
 
 def register_experiment(
@@ -82,10 +107,10 @@ def register_experiment(
     quick_seeds: int = 3,
     full_seeds: int = 10,
     description: str | None = None,
+    takes_rounds: bool = False,
 ) -> Experiment:
     """Register ``func`` as experiment ``paper/id`` (the function form of :func:`experiment`)."""
-    if paper not in PAPERS:
-        raise ParameterError(f"paper must be one of {', '.join(map(repr, PAPERS))}, got {paper!r}")
+    check_paper(paper, allow_all=False)
     if not isinstance(id, str) or not _ID_RE.match(id):
         raise ParameterError(
             f"id must be a short id of lowercase letters, digits, '-' or '_' (at most 48 characters), got {id!r}"
@@ -95,6 +120,8 @@ def register_experiment(
     for name, n in (("quick_seeds", quick_seeds), ("full_seeds", full_seeds)):
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ParameterError(f"{name} must be an integer >= 1, got {n!r}")
+    if not isinstance(takes_rounds, bool):
+        raise ParameterError(f"takes_rounds must be True or False, got {takes_rounds!r}")
     if not callable(func):
         raise ParameterError(f"the experiment function must be callable, got {func!r}")
     exp = Experiment(
@@ -105,18 +132,19 @@ def register_experiment(
         quick_seeds=quick_seeds,
         full_seeds=full_seeds,
         description=(description if description is not None else (func.__doc__ or "").strip()),
+        takes_rounds=takes_rounds,
     )
-    old = _REGISTRY.get(exp.key)
+    old = EXPERIMENTS[exp.key] if exp.key in EXPERIMENTS else None
     if old is not None and (old.func.__module__, old.func.__qualname__) != (func.__module__, func.__qualname__):
         raise ParameterError(
             f"experiment {exp.key!r} is already registered by {old.func.__module__}.{old.func.__qualname__}"
         )
-    _REGISTRY[exp.key] = exp
-    return exp
+    return EXPERIMENTS.register(exp.key, exp, replace=True)  # the same function re-imported replaces itself
 
 
 def experiment(
-    *, paper: str, id: str, title: str, quick_seeds: int = 3, full_seeds: int = 10, description: str | None = None
+    *, paper: str, id: str, title: str, quick_seeds: int = 3, full_seeds: int = 10, description: str | None = None,
+    takes_rounds: bool = False,
 ) -> Callable[[Callable], Callable]:
     """Decorator: register the decorated ``func(ctx) -> ExperimentResult``; returns ``func`` unchanged."""
 
@@ -129,6 +157,7 @@ def experiment(
             quick_seeds=quick_seeds,
             full_seeds=full_seeds,
             description=description,
+            takes_rounds=takes_rounds,
         )
         return func
 
@@ -137,7 +166,7 @@ def experiment(
 
 def clear_registry() -> None:
     """Forget every registered experiment (for tests)."""
-    _REGISTRY.clear()
+    EXPERIMENTS.clear()
 
 
 def load_experiment_modules(modules: tuple[str, ...] = EXPERIMENT_MODULES) -> list[str]:
@@ -161,9 +190,8 @@ def load_experiment_modules(modules: tuple[str, ...] = EXPERIMENT_MODULES) -> li
 
 def get_experiments(paper: str = "all") -> list[Experiment]:
     """Registered experiments of ``paper`` ("all" for every paper), in paper order then registration order."""
-    if paper != "all" and paper not in PAPERS:
-        raise ParameterError(f"paper must be 'all' or one of {', '.join(map(repr, PAPERS))}, got {paper!r}")
-    exps = list(_REGISTRY.values())
+    check_paper(paper)
+    exps = [e for _, e in EXPERIMENTS.items()]
     if paper != "all":
         exps = [e for e in exps if e.paper == paper]
     order = {p: i for i, p in enumerate(PAPERS)}
@@ -172,8 +200,4 @@ def get_experiments(paper: str = "all") -> list[Experiment]:
 
 def get_experiment(key: str) -> Experiment:
     """The experiment registered as ``"paper/id"``."""
-    try:
-        return _REGISTRY[key]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY)) or "none registered"
-        raise ParameterError(f"unknown experiment {key!r}; known: {known}") from None
+    return EXPERIMENTS.get(key)

@@ -33,7 +33,7 @@ from nolo.experiments.registry import PAPERS, Experiment
 from nolo.experiments.result import STATUSES, ExperimentResult, is_timing
 
 __all__ = ["ExperimentOutcome", "summary_dict", "timings_dict", "write_summary", "write_timings", "write_markdown",
-           "write_html", "fmt_number", "console_summary", "rst_to_html"]
+           "write_html", "fmt_number", "console_summary", "rst_to_html", "scale_label"]
 
 _TEMPLATES = Path(__file__).with_name("templates")
 _SKIPPED_RE = re.compile(r"Skipped \(files absent\): (.*?)(?:$|\n)")
@@ -48,6 +48,8 @@ class ExperimentOutcome:
     seconds: float = 0.0
     error: str | None = None
     quick: bool = True
+    rounds: int | None = None
+    rounds_base: int | None = None
     runs_reused: int = 0
     runs_computed: int = 0
     runs_failed: list = field(default_factory=list)
@@ -63,12 +65,27 @@ class ExperimentOutcome:
         return self.result.verdicts()
 
     @property
+    def paper_scale(self) -> bool:
+        """A run at the paper's own scale: neither ``--quick`` nor a ``--rounds`` override."""
+        return not self.quick and self.rounds is None
+
+    @property
     def statuses(self):
-        """``(claim, status)`` pairs at this run's scale."""
-        return self.result.statuses(self.quick)
+        """``(claim, status)`` pairs at this run's scale (claims decidable only at paper scale wait for a
+        run without ``--quick`` and ``--rounds``)."""
+        return self.result.statuses(not self.paper_scale)
 
     def count(self, status: str) -> int:
         return sum(1 for _, s in self.statuses if s == status)
+
+    def why(self, claim) -> str:
+        """The one line shown when ``claim`` fails: its own ``why``; for a claim without one, in a run whose
+        ``--rounds`` is below the horizon the experiment uses at this scale (``rounds_base``), that fact
+        (the claim was calibrated for longer runs); else "not expected ... a regression to investigate"."""
+        if not claim.why and self.rounds is not None and self.rounds_base and self.rounds < self.rounds_base:
+            return (f"measured at --rounds {self.rounds:,}, below the {self.rounds_base:,} rounds this experiment "
+                    "plays at this scale and is calibrated for -- docs/experiments.md#rounds")
+        return claim.why_text
 
 
 def skipped_from_notes(notes: str) -> dict[str, str]:
@@ -98,6 +115,18 @@ def _num(v: float):
     return v if math.isfinite(v) else None
 
 
+def _rounds(outcomes) -> int | None:
+    """The ``--rounds`` override of this reproduction (None: each experiment's own horizon)."""
+    return next((o.rounds for o in outcomes if o.rounds is not None), None)
+
+
+def scale_label(outcomes, quick: bool) -> str:
+    """The scale in words: ``quick scale``, ``paper scale``, or ``quick runs at 5,000 rounds`` under ``--rounds``."""
+    label = "quick scale" if quick else "paper scale"
+    r = _rounds(outcomes)
+    return label if r is None else f"{'quick' if quick else 'paper-size'} runs at {r:,} rounds"
+
+
 def _decidable_json(d):
     return d if isinstance(d, int) else str(d)
 
@@ -114,7 +143,7 @@ def summary_dict(outcomes: list[ExperimentOutcome], quick: bool) -> dict:
             entry = {"statement": c.statement, "figure": c.figure, "op": c.op, "threshold": _num(c.threshold),
                      "holds": bool(h), "status": st, "decidable_at": _decidable_json(c.decidable_at)}
             if st == "fails":
-                entry["why"] = c.why_text
+                entry["why"] = o.why(c)
             claims.append(entry)
         exps.append({
             "paper": o.experiment.paper,
@@ -126,12 +155,13 @@ def summary_dict(outcomes: list[ExperimentOutcome], quick: bool) -> dict:
             "claims": claims,
             "skipped": dict(sorted(o.skipped.items())),
         })
-    return {"nolo_version": __version__, "quick": bool(quick), "totals": totals, "experiments": exps}
+    return {"nolo_version": __version__, "quick": bool(quick), "rounds": _rounds(outcomes), "totals": totals,
+            "experiments": exps}
 
 
 def timings_dict(outcomes: list[ExperimentOutcome], quick: bool) -> dict:
     """The ``timings.json`` object: what varies from run to run (seconds, runs reused / computed)."""
-    return {"nolo_version": __version__, "quick": bool(quick), "experiments": [{
+    return {"nolo_version": __version__, "quick": bool(quick), "rounds": _rounds(outcomes), "experiments": [{
         "paper": o.experiment.paper, "id": o.experiment.id, "seconds": round(o.seconds, 3),
         "runs_reused": o.runs_reused, "runs_computed": o.runs_computed,
         "figures": {k: {"value": _num(f.value), "unit": f.unit} for k, f in o.result.figures.items()
@@ -162,14 +192,15 @@ def _causes(outcomes) -> "OrderedDict[str, list[tuple[str, str]]]":
     for o in outcomes:
         for c, st in o.statuses:
             if st == "fails":
-                groups.setdefault(c.why_text, []).append((o.experiment.key, c.statement))
+                groups.setdefault(o.why(c), []).append((o.experiment.key, c.statement))
     return groups
 
 
 def console_summary(outcomes: list[ExperimentOutcome], quick: bool, out: Path | None = None,
-                    max_causes: int = 5) -> list[str]:
+                    max_causes: int = 5, not_run: dict[str, str] | None = None) -> list[str]:
     """The few lines ``nolo reproduce`` prints: one per experiment, failures grouped by cause, skipped
-    datasets, run counts, totals and where the report is."""
+    datasets, experiments left out (``not_run``: ``--rounds`` does not apply), run counts, totals and where
+    the report is."""
     w = max([len(o.experiment.key) for o in outcomes] + [10])
     lines = [f"{'experiment':<{w}}  {'held':>5} {'failed':>6} {'deferred':>8}  {'seconds':>7}"]
     for o in outcomes:
@@ -194,6 +225,8 @@ def console_summary(outcomes: list[ExperimentOutcome], quick: bool, out: Path | 
     if skipped:
         lines.append("skipped datasets (files absent; --data-dir DIR or NOLO_DATA_DIR): "
                      + "; ".join(f"{n}" for n in skipped))
+    if not_run:
+        lines.append(f"not run (--rounds does not apply: no horizon in rounds): {', '.join(not_run)}")
     errors = [o.experiment.key for o in outcomes if o.error]
     if errors:
         lines.append(f"experiments that raised (traceback in the report): {', '.join(errors)}")
@@ -202,9 +235,8 @@ def console_summary(outcomes: list[ExperimentOutcome], quick: bool, out: Path | 
     computed = sum(o.runs_computed for o in outcomes)
     runs = f"{reused} runs reused, {computed} computed" + (f", {failed_runs} failed" if failed_runs else "")
     n = {s: sum(o.count(s) for o in outcomes) for s in STATUSES}
-    scale = "quick scale" if quick else "paper scale"
     lines.append(f"{n['holds']} claims hold, {n['fails']} fail, {n['not_at_this_scale']} not decidable at "
-                 f"{scale}; {runs}")
+                 f"{scale_label(outcomes, quick)}; {runs}")
     if out is not None:
         lines.append(f"report: {Path(out) / 'report.html'} (also report.md, summary.json)")
     return lines
@@ -222,10 +254,10 @@ def paper_paragraphs(outcomes: list[ExperimentOutcome], quick: bool) -> list[dic
             continue
         t = texts.get(paper, {})
         n = {s: sum(o.count(s) for o in mine) for s in STATUSES}
-        counts = (f"This run ({'quick' if quick else 'paper'} scale): {n['holds']} of {sum(n.values())} claims "
+        counts = (f"This run ({scale_label(mine, quick)}): {n['holds']} of {sum(n.values())} claims "
                   f"hold, {n['fails']} fail")
         counts += (f", {n['not_at_this_scale']} are decided only at paper scale (nolo reproduce {paper} "
-                   "without --quick)." if n["not_at_this_scale"] else ".")
+                   "without --quick or --rounds)." if n["not_at_this_scale"] else ".")
         errs = [o.experiment.id for o in mine if o.error]
         if errs:
             counts += f" Experiments that raised: {', '.join(errs)}."
@@ -248,7 +280,7 @@ def _claim_rows(o: ExperimentOutcome):
     for c, st in o.statuses:
         f = o.result.figures.get(c.figure)
         rows.append([_MARK[st], c.statement, c.figure, fmt_number(f.value) if f else "n/a",
-                     f"{c.op} {fmt_number(c.threshold)}", c.why_text if st == "fails" else ""])
+                     f"{c.op} {fmt_number(c.threshold)}", o.why(c) if st == "fails" else ""])
     return ["verdict", "claim", "figure", "ours", "required", "why it fails"], rows
 
 

@@ -18,21 +18,25 @@ from pathlib import Path
 
 from nolo.exceptions import ParameterError
 from nolo.experiments.context import Context
-from nolo.experiments.registry import PAPERS, get_experiments, load_experiment_modules
+from nolo.experiments.registry import check_paper, get_experiments, load_experiment_modules
 from nolo.experiments.report import (ExperimentOutcome, write_html, write_markdown, write_summary,
                                      write_timings)
 from nolo.experiments.result import ExperimentResult
 
-__all__ = ["reproduce", "ReproduceReport", "select_experiments"]
+__all__ = ["reproduce", "ReproduceReport", "select_experiments", "check_rounds"]
 
 
 class ReproduceReport:
     """What :func:`reproduce` did: the outcomes and the files written."""
 
-    def __init__(self, outcomes: list[ExperimentOutcome], out: Path, quick: bool):
+    def __init__(self, outcomes: list[ExperimentOutcome], out: Path, quick: bool, rounds: int | None = None,
+                 not_run: dict[str, str] | None = None):
         self.outcomes = outcomes
         self.out = out
         self.quick = quick
+        self.rounds = rounds
+        #: experiments of the selection that were not run, with the reason (``--rounds`` does not apply)
+        self.not_run = dict(not_run or {})
 
     @property
     def all_hold(self) -> bool:
@@ -48,8 +52,7 @@ class ReproduceReport:
 def select_experiments(paper: str = "all", only=None):
     """The experiments of ``paper`` ("all" for every paper), restricted to ``only`` (ids such as
     ``error-curves`` or keys such as ``am/error-curves``) when given."""
-    if paper != "all" and paper not in PAPERS:
-        raise ParameterError(f"paper must be 'all' or one of {', '.join(PAPERS)}, got {paper!r}")
+    check_paper(paper)
     load_experiment_modules()
     exps = get_experiments(paper)
     if not exps:
@@ -63,6 +66,28 @@ def select_experiments(paper: str = "all", only=None):
                                  + ", ".join(e.key for e in exps))
         exps = chosen
     return exps
+
+
+def check_rounds(rounds, exps, explicit: bool, known=()):
+    """Validate ``rounds`` and split ``exps`` into those that take it and ``{key: reason}`` for the others.
+
+    An experiment without a horizon in rounds cannot honour ``rounds``: when the user named it (``explicit``,
+    i.e. ``--only``) that is a ParameterError (listing those of ``known`` that take it); in a whole paper's
+    selection it is left out with its reason.
+    """
+    if rounds is None:
+        return list(exps), {}
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ParameterError(f"rounds must be an integer >= 1 (the horizon of every learning curve), got {rounds!r}")
+    takers = [e for e in exps if e.takes_rounds]
+    others = {e.key: "no horizon in rounds to override (its size is estimator draws or samples)"
+              for e in exps if not e.takes_rounds}
+    if others and (explicit or not takers):
+        able = [e.key for e in [*exps, *known] if e.takes_rounds]
+        hint = f"; experiments that take it: {', '.join(dict.fromkeys(able))}" if able else ""
+        raise ParameterError(f"rounds: {', '.join(others)} {'has' if len(others) == 1 else 'have'} no horizon in "
+                             f"rounds to override (estimator draws or samples){hint}")
+    return takers, others
 
 
 def check_scheduler(scheduler: str, timeout: float = 5.0) -> None:
@@ -93,18 +118,24 @@ def check_scheduler(scheduler: str, timeout: float = 5.0) -> None:
 def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nolo-out", jobs: int = 1,
               backend: str = "local", scheduler: str | None = None, show_progress: bool | None = None,
               echo=None, only=None, seeds=None, data_dir: str | os.PathLike | None = None,
-              force: bool = False) -> ReproduceReport:
+              force: bool = False, rounds: int | None = None) -> ReproduceReport:
     """Run every experiment of ``paper`` ("all" for all) and write runs, figures, report, summary.json and
     timings.json.
 
     ``only``: experiment ids/keys to run; ``seeds``: the number of seeds (an int) or the list of seeds,
     overriding each experiment's; ``data_dir``: where the dataset files are (sets ``NOLO_DATA_DIR``);
-    ``force``: recompute every run (runs made by the same code are reused otherwise).  An experiment
-    that raises is recorded as failed (its traceback goes into the report) and the others still run.
+    ``force``: recompute every run (runs made by the same code are reused otherwise); ``rounds``: the
+    horizon of every learning curve, overriding the scale's (experiments declared ``takes_rounds``;
+    the others are refused when named in ``only`` and left out otherwise -- ``ReproduceReport.not_run``).
+    A run with ``rounds`` is not a paper-scale run: claims decidable only at paper scale are reported
+    ``not_at_this_scale``; claims with a horizon are decided by the rounds they were measured at.
+    An experiment that raises is recorded as failed (its traceback goes into the report) and the others
+    still run.
     """
     from nolo.experiments.sweep import sweep_session
 
-    exps = select_experiments(paper, only)
+    exps, not_run = check_rounds(rounds, select_experiments(paper, only), explicit=bool(only),
+                                 known=select_experiments(paper) if only and rounds is not None else ())
     if seeds is not None:
         if isinstance(seeds, int) and not isinstance(seeds, bool):
             if seeds < 1:
@@ -136,7 +167,7 @@ def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nol
                 run_seeds = seeds if seeds is not None else list(range(exp.quick_seeds if quick else exp.full_seeds))
                 ctx = Context(paper=exp.paper, id=exp.id, quick=quick, out_dir=out / exp.paper / exp.id,
                               seeds=run_seeds, jobs=jobs, backend=backend, scheduler=scheduler,
-                              show_progress=show_progress)
+                              show_progress=show_progress, rounds=rounds)
                 if echo:
                     echo(f"running {exp.key}: {exp.title} ...")
                 t0 = time.perf_counter()
@@ -146,11 +177,15 @@ def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nol
                         if not isinstance(result, ExperimentResult):
                             raise ParameterError(f"experiment {exp.key} must return an ExperimentResult, "
                                                  f"got {type(result).__name__}")
+                        if rounds is not None and not ctx.rounds_read:
+                            raise ParameterError(f"experiment {exp.key} declares takes_rounds but never read the "
+                                                 "horizon (ctx.horizon / ctx.horizons): --rounds was ignored")
                         result.plots = list(dict.fromkeys([*result.plots, *ctx.plots]))
-                        outcome = ExperimentOutcome(exp, result, time.perf_counter() - t0, quick=quick)
+                        outcome = ExperimentOutcome(exp, result, time.perf_counter() - t0, quick=quick,
+                                                    rounds=rounds, rounds_base=ctx.rounds_base)
                     except Exception:  # one broken experiment must not hide the others' results
                         outcome = ExperimentOutcome(exp, ExperimentResult(), time.perf_counter() - t0,
-                                                    error=traceback.format_exc(), quick=quick)
+                                                    error=traceback.format_exc(), quick=quick, rounds=rounds)
                         if echo:
                             echo(f"  {exp.key} raised: {outcome.error.strip().splitlines()[-1]} "
                                  "(traceback in the report)")
@@ -167,4 +202,4 @@ def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nol
     write_timings(out / "timings.json", outcomes, quick)
     write_markdown(out / "report.md", outcomes, quick)
     write_html(out / "report.html", outcomes, quick)
-    return ReproduceReport(outcomes, out, quick)
+    return ReproduceReport(outcomes, out, quick, rounds, not_run)

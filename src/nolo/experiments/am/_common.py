@@ -48,6 +48,11 @@ def rounds_for(dataset: str, quick: bool) -> int:
     return 100_000 if quick else 1_000_000
 
 
+def horizon(ctx, dataset: str) -> int:
+    """The rounds of ``dataset``'s curves in this run: ``--rounds`` if given, else :func:`rounds_for` by scale."""
+    return ctx.horizon(rounds_for(dataset, True), rounds_for(dataset, False))
+
+
 @lru_cache(maxsize=8)
 def load(dataset: str, quick: bool) -> tuple[np.ndarray, np.ndarray]:
     """(X unit-norm rows, y) of a dataset (cached per process); raises DatasetNotFoundError if absent."""
@@ -183,7 +188,7 @@ def curves(ctx, datasets: list[str]):
     import pandas as pd
 
     tasks = [{"dataset": d, "rho0": r0, "rho1": r1, "seeds": list(ctx.seeds), "quick": bool(ctx.quick),
-              "rounds": rounds_for(d, ctx.quick)} for d in datasets for (r0, r1) in SETTINGS]
+              "rounds": horizon(ctx, d)} for d in datasets for (r0, r1) in SETTINGS]
     frames = ctx.map(curves_task, tasks, name="am_curves", shared=True)
     out = []
     for task, df in zip(tasks, frames):

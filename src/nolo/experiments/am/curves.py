@@ -62,7 +62,7 @@ def _plot(ctx, df: pd.DataFrame, dataset: str, ref, vw: pd.DataFrame | None = No
 
 
 @experiment(paper="am", id="error-curves", title="Error rate vs examples, five algorithms x six noise settings (AM Fig. 2, 4-5)",
-            quick_seeds=2, full_seeds=10)
+            quick_seeds=2, full_seeds=10, takes_rounds=True)
 def error_curves(ctx):
     datasets, skipped = C.available(quick=ctx.quick)
     df = C.curves(ctx, datasets)
@@ -166,7 +166,7 @@ def _theorem4(margins: np.ndarray, normW2: float, K: int, T: int, gamma: float, 
 
 
 @experiment(paper="am", id="claims", title="AM's qualitative claims per dataset and noise setting, with the Theorem 4 bound",
-            quick_seeds=2, full_seeds=10)
+            quick_seeds=2, full_seeds=10, takes_rounds=True)
 def claims(ctx):
     datasets, skipped = C.available(quick=ctx.quick)
     df = C.curves(ctx, datasets)
@@ -174,7 +174,7 @@ def claims(ctx):
     figures, claim_list, rows = {}, [], []
     for d in datasets:
         X, y = C.load(d, ctx.quick)
-        T = C.rounds_for(d, ctx.quick)
+        T = C.horizon(ctx, d)
         margins, normW2 = _reference_margins(X, y)
         for (r0, r1) in C.SETTINGS:
             sel = fin[(fin.dataset == d) & (fin.rho0 == r0) & (fin.rho1 == r1)].set_index("algo")["mean"]

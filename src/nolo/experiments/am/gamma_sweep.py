@@ -20,12 +20,12 @@ def sweep_task(dataset: str, rho0: float, rho1: float, gamma: float, seed: int, 
 
 
 @experiment(paper="am", id="gamma-sweep", title="RCINE error rate vs gamma per noise setting (AM Fig. 3)",
-            quick_seeds=1, full_seeds=3)
+            quick_seeds=1, full_seeds=3, takes_rounds=True)
 def gamma_sweep(ctx):
     datasets, skipped = C.available(("mnist", "digits"), quick=ctx.quick)
     # AM Fig. 3 is on "MNIST"; quick runs use the 64-d digits (what the authors' code reads), paper scale MNIST 784-d
     dataset = "digits" if (ctx.quick or "mnist" not in datasets) else "mnist"
-    rounds = C.rounds_for(dataset, ctx.quick)
+    rounds = C.horizon(ctx, dataset)
     grid = GRID[1:-1:1] if ctx.quick else GRID
     tasks = [{"dataset": dataset, "rho0": r0, "rho1": r1, "gamma": g, "seed": int(s), "rounds": rounds, "quick": bool(ctx.quick)}
              for (r0, r1) in C.SETTINGS for g in grid for s in ctx.seeds]

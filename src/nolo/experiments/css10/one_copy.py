@@ -74,9 +74,9 @@ def one_copy_task(world: str, learner: str, T: int, seed: int) -> dict:
 
 
 @experiment(paper="css10", id="one-copy", title="One noisy copy is not enough: the two worlds of CSS10 Thm 3 (section 5.3)",
-            quick_seeds=2, full_seeds=10, description=" ".join(__doc__.split()))
+            quick_seeds=2, full_seeds=10, description=" ".join(__doc__.split()), takes_rounds=True)
 def one_copy(ctx):
-    T = ctx.scale(8000, 50000)
+    T = ctx.horizon(8000, 50000)
     tasks = [{"world": w, "learner": le, "T": T, "seed": s}
              for s in ctx.seeds for w in ("A", "B") for le in ("one-copy", "two-copy")]
     df = pd.concat(ctx.map(one_copy_task, tasks, name="one_copy"), ignore_index=True)

@@ -76,9 +76,9 @@ def queries_task(kind: str, p: float, T: int, seed: int) -> dict:
 
 
 @experiment(paper="css10", id="queries", title="Queries per round vs Theorems 1-2 and the p trade-off",
-            quick_seeds=1, full_seeds=3, description=" ".join(__doc__.split()))
+            quick_seeds=1, full_seeds=3, description=" ".join(__doc__.split()), takes_rounds=True)
 def queries(ctx):
-    T = ctx.scale(1200, 20000)
+    T = ctx.horizon(1200, 20000)
     tasks = [{"kind": k, "p": p, "T": T, "seed": s * 100 + i}
              for s in ctx.seeds for i, (k, p) in enumerate((k, p) for k in ("dot", "gaussian") for p in P_VALUES)]
     df = pd.concat(ctx.map(queries_task, tasks, name="queries"), ignore_index=True)

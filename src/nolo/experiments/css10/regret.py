@@ -60,9 +60,9 @@ def regret_task(learner: str, T: int, seed: int) -> dict:
 
 
 @experiment(paper="css10", id="regret", title="Regret growth: Algorithm 1 ~ sqrt(T) vs naive one-copy ~ T (CSS10 Thm 1, linear kernel)",
-            quick_seeds=2, full_seeds=5, description=" ".join(__doc__.split()))
+            quick_seeds=2, full_seeds=5, description=" ".join(__doc__.split()), takes_rounds=True)
 def regret(ctx):
-    T = ctx.scale(8000, 32000)
+    T = ctx.horizon(8000, 32000)
     tasks = [{"learner": le, "T": T, "seed": s} for s in ctx.seeds for le in ("algorithm1", "naive")]
     df = pd.concat(ctx.map(regret_task, tasks, name="regret"), ignore_index=True)
     mean = df.groupby(["learner", "T"]).regret.mean().unstack(0)

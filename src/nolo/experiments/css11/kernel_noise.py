@@ -62,9 +62,9 @@ def kernel_run(seed: int, T: int, noise_var: float, n_test: int = 500) -> pd.Dat
 
 
 @experiment(paper="css11", id="kernel-noise", title="Algorithm 2 (Gaussian and radial surrogates) vs naive and clean kernel OGD",
-            quick_seeds=3, full_seeds=10)
+            quick_seeds=3, full_seeds=10, takes_rounds=True)
 def kernel_noise(ctx) -> ExperimentResult:
-    T = ctx.scale(500, 3000)
+    T = ctx.horizon(500, 3000)
     levels = ctx.scale([0.1, 0.3, 0.6], [0.1, 0.2, 0.3, 0.45, 0.6])  # noise variance; 2 sigma^2 / s^2 = sigma^2
     tasks = [{"seed": s, "T": T, "noise_var": v} for v in levels for s in ctx.seeds]
     df = pd.concat(ctx.map(kernel_run, tasks, name="css11-kernel-noise"), ignore_index=True)

@@ -55,9 +55,9 @@ def recovery_run(seed: int, horizons: list) -> pd.DataFrame:
 
 
 @experiment(paper="css11", id="recovery", title="Parameter recovery: online-to-batch Settings 1-2 vs naive OGD and batch EIV",
-            quick_seeds=3, full_seeds=10)
+            quick_seeds=3, full_seeds=10, takes_rounds=True)
 def recovery(ctx) -> ExperimentResult:
-    horizons = ctx.scale([1000, 4000, 16000, 64000], [1000, 4000, 16000, 64000, 256000, 1024000])
+    horizons = ctx.horizons([1000, 4000, 16000, 64000], [1000, 4000, 16000, 64000, 256000, 1024000])
     frames = ctx.map(recovery_run, [{"seed": s, "horizons": horizons} for s in ctx.seeds], name="css11-recovery")
     df = pd.concat(frames, ignore_index=True)
     mean = df.groupby(["learner", "T"], as_index=False).agg(error=("error", "mean"), se=("error", "sem"))

@@ -65,9 +65,9 @@ def regret_run(seed: int, horizons: list) -> pd.DataFrame:
 
 
 @experiment(paper="css11", id="regret", title="Regret of Settings 1-2 vs the bounds B_w sqrt(G T) (Theorems 1-2)",
-            quick_seeds=3, full_seeds=10)
+            quick_seeds=3, full_seeds=10, takes_rounds=True)
 def regret(ctx) -> ExperimentResult:
-    horizons = ctx.scale([1000, 2000, 4000, 8000, 16000, 32000], [1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 256000])
+    horizons = ctx.horizons([1000, 2000, 4000, 8000, 16000, 32000], [1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 256000])
     frames = ctx.map(regret_run, [{"seed": s, "horizons": horizons} for s in ctx.seeds], name="css11-regret")
     df = pd.concat(frames, ignore_index=True)
     mean = df.groupby(["learner", "T"], as_index=False).agg(regret=("regret", "mean"), bound=("bound", "mean"),

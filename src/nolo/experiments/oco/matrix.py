@@ -82,15 +82,15 @@ def matrix_heldout_run(seed: int, shape: list, n_ratings: int, projection_every:
 
 @experiment(paper="oco", id="matrix",
             title="Online matrix prediction (OCO notes): trace-norm / max-entry OGD regret, held-out error",
-            quick_seeds=2, full_seeds=10)
+            quick_seeds=2, full_seeds=10, takes_rounds=True)
 def matrix(ctx) -> ExperimentResult:
-    checkpoints = ctx.scale([500, 1000, 2000, 4000], [500, 1000, 2000, 4000, 8000, 16000, 32000])
+    checkpoints = ctx.horizons([500, 1000, 2000, 4000], [500, 1000, 2000, 4000, 8000, 16000, 32000])
     frames = ctx.map(matrix_regret_run, [{"seed": s, "checkpoints": checkpoints} for s in ctx.seeds],
                      name="oco-matrix-regret")
     df = pd.concat(frames, ignore_index=True)
     mean, slopes, ratio = summarise(df, sorted(checkpoints)[1])
     regret_figure(ctx, mean, slopes, "matrix_regret_vs_T", "Matrix prediction (OCO notes): regret vs T")
-    shape, n = ctx.scale(([30, 40], 8000), ([100, 120], 80000))
+    shape, n = ctx.scale([30, 40], [100, 120]), ctx.horizon(8000, 80000)
     tasks = [{"seed": s, "shape": shape, "n_ratings": n, "projection_every": k, "step": 0.5}
              for s in ctx.seeds for k in (1, 10)]
     held = pd.concat(ctx.map(matrix_heldout_run, tasks, name="oco-matrix-heldout"), ignore_index=True)

@@ -81,9 +81,9 @@ def regularised_run(seed: int, horizons: list) -> pd.DataFrame:
 
 @experiment(paper="oco", id="regularised",
             title="Online ridge and lasso (OCO notes' regularised linear prediction): regret and sparsity",
-            quick_seeds=2, full_seeds=10)
+            quick_seeds=2, full_seeds=10, takes_rounds=True)
 def regularised(ctx) -> ExperimentResult:
-    horizons = ctx.scale([1000, 2000, 4000, 8000, 16000], [1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000])
+    horizons = ctx.horizons([1000, 2000, 4000, 8000, 16000], [1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000])
     frames = ctx.map(regularised_run, [{"seed": s, "horizons": horizons} for s in ctx.seeds], name="oco-regularised")
     df = pd.concat(frames, ignore_index=True)
     mean, slopes, ratio = summarise(df, sorted(horizons)[1])

@@ -53,9 +53,9 @@ def svm_run(seed: int, horizons: list) -> pd.DataFrame:
 
 
 @experiment(paper="oco", id="svm", title="Online linear SVM: regret ~ sqrt(T) below the notes' R B sqrt(T) (Claim 1)",
-            quick_seeds=2, full_seeds=10)
+            quick_seeds=2, full_seeds=10, takes_rounds=True)
 def svm(ctx) -> ExperimentResult:
-    horizons = ctx.scale([500, 1000, 2000, 4000, 8000], [500, 1000, 2000, 4000, 8000, 16000, 32000, 64000])
+    horizons = ctx.horizons([500, 1000, 2000, 4000, 8000], [500, 1000, 2000, 4000, 8000, 16000, 32000, 64000])
     frames = ctx.map(svm_run, [{"seed": s, "horizons": horizons} for s in ctx.seeds], name="oco-svm")
     df = pd.concat(frames, ignore_index=True)
     min_t = sorted(horizons)[1]
