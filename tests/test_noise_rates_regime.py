@@ -117,8 +117,9 @@ def test_cross_fitting_removes_the_memorisation_bias():
 
     X, played, fb = _clustered_log(0.2, 0.1)
     hgb = HistGradientBoostingClassifier(random_state=0)
-    one = NREst(rule="anchors", classifier=hgb, n_folds=1).fit(X, played, fb)
-    two = NREst(rule="anchors", classifier=hgb).fit(X, played, fb)
+    # the fold split is seeded (random_state=None draws fresh folds: the test was order-dependent, 0.237 once)
+    one = NREst(rule="anchors", classifier=hgb, n_folds=1, random_state=0).fit(X, played, fb)
+    two = NREst(rule="anchors", classifier=hgb, random_state=0).fit(X, played, fb)  # measured 0.204 / 0.103
     assert one.rho0_ < 0.1 and one.rho1_ < 0.06, (one.rho0_, one.rho1_)
     assert abs(two.rho0_ - 0.2) < 0.03 and abs(two.rho1_ - 0.1) < 0.03, (two.rho0_, two.rho1_)
 
