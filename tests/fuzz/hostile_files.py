@@ -65,15 +65,28 @@ def _array_variants(a: np.ndarray):
         b.flat[-1] = -1e300
         yield "-1e300", b
     if a.dtype.kind in "iu" and a.size:
-        for v in (-1, 2**40, np.iinfo(a.dtype).max):
-            b = a.copy()
-            b.flat[0] = v
-            yield f"int {v}", b
+        # index-like entries (fill counts, labels, bits): just past every size a compiled loop may trust, and huge
+        sizes = sorted({1, 2, 5, 17, 40, *(int(x) + 1 for x in a.flat[:8])})
+        for pos in sorted({0, a.size - 1}):
+            for v in (-1, *sizes, 2**31, 2**40, np.iinfo(a.dtype).max):
+                b = a.copy()
+                b.flat[pos] = v
+                yield f"int {v} at {pos}", b
 
 
 @np.errstate(all="ignore")
 def _variants(a):
     return list(_array_variants(a))
+
+
+def _scalar_neighbours(v) -> list:
+    """Values near a scalar state entry's own: counts and pointers just past a buffer (v + 1, 2 v + 17), at the
+    limits of int32/int64 arithmetic; rates, scales and norms out of their range (negative, above 1, huge)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return []
+    if isinstance(v, int):
+        return [v + 1, v + 2, 2 * v + 17, 1000, 2**31, 2**62, 2**63 - 1, -1, -(2**63)]
+    return [-v if v else -0.5, v + 1.0, 2.0, 0.999999, -1e-9, 1e10, -1e10, 700.0, -700.0, 1e308]
 
 
 def cases(header: dict, arrays: dict, raw: bytes, n_bitflips: int, seed: int = 0):
@@ -134,7 +147,7 @@ def cases(header: dict, arrays: dict, raw: bytes, n_bitflips: int, seed: int = 0
                 lambda h, a, k=key: h["state"][k]["generator"].update(state={"state": -1, "inc": "x"}))
             yield f"generator {key}: MT19937 name", "npz", edited(
                 lambda h, a, k=key: h["state"][k]["generator"].update(bit_generator="MT19937"))
-        for v in SCALAR_VARIANTS:
+        for v in SCALAR_VARIANTS + _scalar_neighbours(entry.get("value") if kind == "value" else None):
             yield f"state {key} = {v!r}", "npz", edited(lambda h, a, k=key, v=v: h["state"].update({k: {"value": v}}))
         yield f"state {key} -> missing array", "npz", edited(lambda h, a, k=key: h["state"].update({k: {"array": "x"}}))
     for extra in ("extra_", "_validate_params", "predict", "__class__", "learn_", "rng"):

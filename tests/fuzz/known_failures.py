@@ -4,15 +4,10 @@ sklearn_api, H8 datasets.  Several share one root cause: nolo._validation.check_
 (silently dropping the imaginary part, issue 14 item 11)."""
 
 KNOWN = {
-    'CleanKernelOGD.set_params': "[H2] rejected_unnamed x3; e.g. 'bogus': ParameterError: name must be one of 'squared', 'exponential', 'logistic', 'smoothed_hinge', 'smoothed",
-    'KernelOGDRegression.learn_stream(X)': '[H2] rejected_unnamed x4; e.g. empty (0, 4): ParameterError: y must have shape (0), got (6,)',
     'KnownCovarianceRegressor.fit(X)': '[H2] lenient x2, rejected_unnamed x7; e.g. complex: accepted',
     'NoisyKernelClassifier.fit(X)': '[H2] lenient x2, state_changed x9; e.g. shape (10, 3, 8): accepted',
     'NoisyKernelClassifier.partial_fit(X)': '[H2] rejected_unnamed x9; e.g. nan at 0: ParameterError: data must contain only finite values (no NaN or inf)',
-    'NoisyKernelLearner.learn(oracle copies)': '[H2] lenient x8; e.g. nan at 0: accepted',
     'NoisyKernelRegressor.fit(X)': "[H2] state_changed x5; e.g. nan at 0: ParameterError: data must contain only finite values (no NaN or inf); changed ['learner_.state:coef_",
     'NoisyKernelRegressor.partial_fit(X)': '[H2] lenient x2, rejected_unnamed x8; e.g. complex: accepted',
-    'RCNBF.set_params': '[H1] lenient x5; e.g. inf: accepted',
     'TwoCopyRegressor.partial_fit(X)': '[H2] rejected_unnamed x4; e.g. empty (0, 3, 3): ParameterError: y must have shape (0), got (10,)',
-    'load_svmlight(path)': '[H8] lenient x4; e.g. 0 random bytes: accepted',
 }

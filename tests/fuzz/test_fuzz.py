@@ -55,9 +55,15 @@ def learner_targets(cls) -> list[Target]:
     elif cls.protocol == "noisy_input":
         m = int(getattr(cls, "copies_per_round", 1))
         good = np.repeat(x[None, :], m, axis=0)
+        def learn_copies(r, v):
+            oracle = H.FakeOracle(v, D)
+            out = r.learn(oracle, y_ok)
+            assert oracle.calls, "the receiver never queried the oracle: the case tests nothing"
+            return out
+
         out += [
-            Target(f"{name}.learn(oracle copies)", ("oracle", "copies"), make,
-                   lambda r, v: r.learn(H.FakeOracle(v, D), y_ok), H.bad_arrays((m, D), good)),
+            Target(f"{name}.learn(oracle copies)", ("oracle", "copies"), lambda: H.querying_learner(cls)[0],
+                   learn_copies, H.bad_arrays((m, D), good)),
             Target(f"{name}.learn(y)", "y", make, lambda r, v: r.learn(game.oracle(5), v),
                    H.bad_scalars(n_labels=K) if K else H.bad_scalars()),
         ]

@@ -18,14 +18,7 @@ HERE = Path(__file__).parent
 SRC = HERE.parent.parent / "src"
 
 #: known failures in files other helpers own (strict: remove the marker with the fix)
-KNOWN = {
-    "NoisyKernelLearner": "H2: NoisyKernelLearner has no state invariants on load (count_[n] > the capacity of "
-    "copies_[n] reads out of bounds in the compiled bucket_dot: segfault; short coef_/shift_ lists give IndexError); "
-    "needs a _check_state override",
-    "CleanKernelOGD": "H2: kernel OGD accepts log_scale_ = +-1e300 from a file (math.exp OverflowError later); "
-    "needs a _check_state override (log_scale_ in [-200, 0], size_ <= len(points_))",
-    "NaiveKernelOGD": "H2: same as CleanKernelOGD (shared _KernelOGDMixin state)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def run_corpus(name: str, n_bitflips: int = 30) -> tuple[int, collections.Counter, list[str], str | None]:

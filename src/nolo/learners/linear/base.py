@@ -120,6 +120,7 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
     # -- one round ----------------------------------------------------------------------
     def _query(self, oracle) -> np.ndarray:
         k = self.copies_per_round
+        self._check_oracle_query(oracle)
         copies = oracle.query(k)
         if copies is None:
             raise CopiesExhausted(
