@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from nolo._validation import check_array, check_targets
+from nolo._validation import check_array, check_targets_for_rows
 from nolo.exceptions import ParameterError
 
 
@@ -32,9 +32,9 @@ def test_real_input_still_converts(value):
     assert out.dtype == np.float64 and out.tolist() == [float(v) for v in np.asarray(value)]
 
 
-def test_check_targets_names_rows_and_targets():
-    with pytest.raises(ParameterError, match=r"X and y must have the same number of rows, got 0 rows in X and 6"):
-        check_targets(np.zeros(6), 0, "X")
+def test_check_targets_for_rows_names_rows_and_targets():
+    with pytest.raises(ParameterError, match=r"X and y must have the same number of rows: y must have shape \(0,\) for the 0 rows of X, got shape \(6,\)"):
+        check_targets_for_rows(np.zeros(6), 0, "X")
     with pytest.raises(ParameterError, match="^y must"):
-        check_targets(np.zeros((6, 1)), 6, "X")
-    assert check_targets([1, 2], 2, "X").tolist() == [1.0, 2.0]
+        check_targets_for_rows(np.zeros((6, 1)), 6, "X")
+    assert check_targets_for_rows([1, 2], 2, "X").tolist() == [1.0, 2.0]

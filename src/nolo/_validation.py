@@ -24,7 +24,7 @@ __all__ = [
     "check_int",
     "check_choice",
     "check_array",
-    "check_targets",
+    "check_targets_for_rows",
     "check_finite",
     "check_probability",
     "check_flip_rates",
@@ -171,13 +171,13 @@ def check_array(
     return arr
 
 
-def check_targets(y: Any, n: int, rows_name: str, name: str = "y") -> np.ndarray:
+def check_targets_for_rows(y: Any, n: int, rows_name: str, name: str = "y") -> np.ndarray:
     """One finite target per row of ``rows_name``: ``y`` as a float64 array of shape ``(n,)``; a length mismatch
     names both arrays (an empty ``X`` with a full ``y`` is the rows' fault as much as the targets')."""
     arr = check_array(y, name, ndim=1)
     if arr.shape[0] != n:
-        raise ParameterError(f"{rows_name} and {name} must have the same number of rows, got {n} rows in "
-                             f"{rows_name} and {arr.shape[0]} targets in {name}")
+        raise ParameterError(f"{rows_name} and {name} must have the same number of rows: {name} must have shape "
+                             f"({n},) for the {n} rows of {rows_name}, got shape {arr.shape}")
     return arr
 
 

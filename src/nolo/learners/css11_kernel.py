@@ -21,7 +21,7 @@ import math
 import numba as nb
 import numpy as np
 
-from nolo._validation import check_array, check_int, check_scalar, check_seed, check_targets
+from nolo._validation import check_array, check_int, check_scalar, check_seed, check_targets_for_rows
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
 from nolo.kernels.compiled import kernel_value, weighted_sum, weighted_sums
 from nolo.kernels.surrogate import SurrogateKernelPair
@@ -273,7 +273,7 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
         if arr.shape[1] < 2:
             raise ParameterError(f"Algorithm 2 needs 2 copies per round: copies must have shape (T, m>=2, d), got {arr.shape}")
         T, _, d = arr.shape
-        yv = check_targets(y, T, "copies")
+        yv = check_targets_for_rows(y, T, "copies")
         if self.is_initialized and d != self.n_features_in_:
             raise ParameterError(f"copies must have {self.n_features_in_} features, got {d}")
         k = self._check_kernel(d)
@@ -358,7 +358,7 @@ class KernelOGDRegression(_KernelOGDBase, FullInformationLearner):
         self._validate_params()
         X = check_array(X, "X", ndim=2)
         T, d = X.shape
-        yv = check_targets(y, T, "X")
+        yv = check_targets_for_rows(y, T, "X")
         if self.is_initialized and d != self.n_features_in_:
             raise ParameterError(f"X must have {self.n_features_in_} features, got {d}")
         k = self._check_kernel(d)

@@ -12,15 +12,14 @@ from nolo.exceptions import ParameterError
 
 def resolve_loss(loss):
     """A :class:`nolo.losses.Loss` from itself or its name."""
-    from nolo.losses import Loss, get_loss
+    from nolo.losses import Loss
 
     if isinstance(loss, Loss):
         return loss
     if isinstance(loss, str):
-        try:
-            return get_loss(loss)
-        except ParameterError as exc:
-            raise ParameterError(f"loss must be a nolo Loss or a registered loss name ({exc})") from None
+        from nolo.oco.losses_api import check_loss
+
+        return check_loss(loss, "loss")
     raise ParameterError(f"loss must be a nolo Loss or a loss name (see nolo.losses.available_losses()), got {loss!r}")
 
 

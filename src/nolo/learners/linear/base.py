@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_array, check_int, check_scalar, check_seed
+from nolo._validation import check_array, check_int, check_scalar, check_seed, check_targets_for_rows
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.ogd import AveragedLinearPredictor
@@ -183,7 +183,7 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
                 f"copies must hold at least {self.copies_per_round} copies per round (shape (T, m, d)), got m={arr.shape[1]}"
             )
         T = arr.shape[0]
-        yv = check_array(y, "y", shape=(T,))
+        yv = check_targets_for_rows(y, T, "copies")
         if self.is_initialized and arr.shape[2] != self.n_features_in_:
             raise ParameterError(f"copies must have {self.n_features_in_} features, got {arr.shape[2]}")
         if clean is not None:
