@@ -1,8 +1,8 @@
 """Hostile model files for one learner class: truncations, bit flips, tampered headers and arrays.
 
-Run as ``python tests/fuzz/hostile_files.py ClassName [n_bitflips]`` (tests/fuzz/test_hostile_files.py runs it in a
-subprocess per class, so a segfault fails that test instead of killing the suite).  Prints one JSON line per
-case: ``{"case": ..., "outcome": ...}`` with outcome
+Run as ``python tests/fuzz/hostile_files.py ClassName [ClassName ...] [n_bitflips]`` (tests/fuzz/test_hostile_files.py
+runs it in a subprocess, so a segfault fails the class's test instead of killing the suite).  Prints one JSON line
+per case: ``{"cls": ..., "case": ..., "outcome": ...}`` with outcome
 
 * ``"rejected"`` -- ``Learner.load`` raised PersistenceError (the expected answer for a damaged file);
 * ``"accepted"`` -- the file loaded and the learner then predicted and learned (or refused with a
@@ -10,7 +10,8 @@ case: ``{"case": ..., "outcome": ...}`` with outcome
 * ``"FAIL: ..."`` -- anything else (another exception type from load or from using the loaded learner,
   or a silent non-finite prediction).
 
-Before each case it prints ``{"try": case}`` so that the parent can name the case that crashed the process.
+Before each case it prints ``{"cls": ..., "try": case}`` so that the parent can name the case that crashed the
+process, and ``{"cls": ..., "done": true}`` after a class's last case.
 """
 
 from __future__ import annotations
@@ -174,7 +175,7 @@ def exercise(learner, game) -> str:
     return ""
 
 
-def main(class_name: str, n_bitflips: int = 60) -> int:
+def run_class(class_name: str, n_bitflips: int) -> None:
     cls = {c.__name__: c for c in registered_learners()}[class_name]
     params = test_params(cls)[0]
     learner = _build(cls, params)
@@ -186,7 +187,7 @@ def main(class_name: str, n_bitflips: int = 60) -> int:
         raw = path.read_bytes()
         header, arrays = read_npz(path)
         for i, (name, kind, payload) in enumerate(cases(header, arrays, raw, n_bitflips)):
-            print(json.dumps({"try": name}), flush=True)
+            print(json.dumps({"cls": class_name, "try": name}), flush=True)
             f = tmp / f"case{i}.npz"
             if kind == "raw":
                 f.write_bytes(payload)
@@ -205,10 +206,19 @@ def main(class_name: str, n_bitflips: int = 60) -> int:
                 outcome = f"FAIL: load raised {type(exc).__name__}: {str(exc)[:200]}"
             else:
                 outcome = exercise(loaded, _Game(loaded, n_rounds=30)) or "accepted"
-            print(json.dumps({"case": name, "outcome": outcome}), flush=True)
+            print(json.dumps({"cls": class_name, "case": name, "outcome": outcome}), flush=True)
             f.unlink()
+    print(json.dumps({"cls": class_name, "done": True}), flush=True)
+
+
+def main(argv: list[str]) -> int:
+    """``hostile_files.py CLASS [CLASS ...] [N_BITFLIPS]``: the classes one after another in this process (the
+    parent restarts a process after the class that crashed one, see test_hostile_files.run_corpora)."""
+    n_bitflips = int(argv[-1]) if argv and argv[-1].isdigit() else 60
+    for name in [a for a in argv if not a.isdigit()]:
+        run_class(name, n_bitflips)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], *(int(a) for a in sys.argv[2:3])))
+    sys.exit(main(sys.argv[1:]))
