@@ -8,6 +8,8 @@ ratios, not the absolute figures):
   ``--cb_explore_adf --squarecb -q sa`` driven from Python (optional; a few thousand rounds), all on the
   same stream (digits d = 64; MNIST d = 784 -- the real test set when ../shared/datasets has it, else
   random data of that shape; SynSep d = 400);
+* ``x Banditron``: SquareCB's rounds/s over Banditron's on the same stream in the same run (the ratio that
+  survives a loaded machine); ``x VW``: over VW's;
 * the ridge oracle's memory traffic on MNIST: bytes moved per round (the played class's inverse P_a is
   read and written once, 2 (d+1)^2 8 bytes, plus the nnz rows of P_a read for P_a z) and the share of a
   STREAM-like copy bandwidth (``np.copyto`` of a 256 MiB array: 2 x 256 MiB moved) measured in the
@@ -27,6 +29,7 @@ import numpy as np
 
 from nolo.learners.bandit import Banditron, SquareCB
 from nolo.learners.bandit import run_stream
+from nolo.learners.bandit.environment import AUTO_CSR_DENSITY
 
 
 def copy_bandwidth(mib: int = 256, repeats: int = 5) -> float:
@@ -95,6 +98,8 @@ def main(argv=None) -> None:
     for name in ("digits", "mnist", "synsep"):
         X, y, label = load(name, args.quick)
         K, d = int(y.max()) + 1, X.shape[1]
+        # run_stream's representation="auto": rows with at most AUTO_CSR_DENSITY non-zeros are read as CSR
+        label += " (CSR rows)" if np.count_nonzero(X) <= AUTO_CSR_DENSITY * X.size else " (dense rows)"
         res = {}
         res["Banditron"] = best_rate(lambda: Banditron(n_classes=K, gamma=0.05, seed=0), X, y, T, reps)
         res["SquareCB ogd"] = best_rate(lambda: SquareCB(n_classes=K, oracle="ogd", seed=0), X, y, T, reps)
@@ -110,11 +115,17 @@ def main(argv=None) -> None:
             if k == "SquareCB ridge":
                 row["bytes/round"] = ridge_bytes
                 row["% of copy bandwidth"] = 100 * ridge_bytes * rate / bw
+            if k.startswith("SquareCB"):
+                row["x Banditron"] = rate / res["Banditron"][0]
             if vw and k.startswith("SquareCB"):
                 row["x VW"] = rate / res["VW squarecb (Python)"][0]
             rows.append(row)
-    print(f"STREAM-like copy bandwidth (np.copyto, 256 MiB, best of 5): {bw / 1e9:.2f} GB/s")
-    cols = ["data", "d", "learner", "rounds/s", "error (0.2,0.2)", "bytes/round", "% of copy bandwidth", "x VW"]
+    import os
+
+    print(f"STREAM-like copy bandwidth (np.copyto, 256 MiB, best of 5): {bw / 1e9:.2f} GB/s; rounds {T:,}, best of "
+          f"{reps}; load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    cols = ["data", "d", "learner", "rounds/s", "error (0.2,0.2)", "bytes/round", "% of copy bandwidth", "x Banditron",
+            "x VW"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for r in rows:

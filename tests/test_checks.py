@@ -138,9 +138,40 @@ def test_nolo_checks_module_doctest():
     assert result.attempted > 0 and result.failed == 0
 
 
-def test_only_the_matrix_learners_escape_the_shared_checks():
-    """A learner the shared checks cannot play must be named here (and covered by its own tests:
-    tests/test_oco_examples_learners.py plays the matrix learners' cells bitwise, resumed and rejected)."""
+def test_every_learner_is_played_by_the_shared_checks():
+    """No learner escapes the shared checks: the matrix learners' cell protocol is played too."""
     from nolo.checks import unchecked_learners
+    from nolo.learners.oco_examples import MaxEntryOGD, TraceNormOGD
 
-    assert {c.__name__ for c in unchecked_learners()} == {"MaxEntryOGD", "TraceNormOGD"}
+    assert unchecked_learners() == []
+    assert {MaxEntryOGD, TraceNormOGD} <= set(LEARNERS)
+
+
+def test_cell_protocol_checks_catch_broken_matrix_learners():
+    """Negative controls: a matrix learner that accepts a cell outside its matrix, whose predict moves the
+    iterate, or whose stream path differs from its per-round path, is caught."""
+    from nolo.checks import ContractViolation
+    from nolo.learners.oco_examples import MaxEntryOGD
+
+    class Wrapping(MaxEntryOGD):  # wraps out-of-range cells instead of rejecting them
+        def learn(self, x, y):
+            if isinstance(x, tuple) and len(x) == 2 and all(isinstance(v, int) for v in x):
+                x = (x[0] % self.n_rows, x[1] % self.n_cols)
+            return super().learn(x, y)
+
+    class Drifting(MaxEntryOGD):  # predict changes the state
+        def predict(self, rows, cols):
+            out = super().predict(rows, cols)
+            self.W_ = self.W_ * 0.5
+            return out
+
+    class Skipping(MaxEntryOGD):  # learn_stream drops the last round
+        def learn_stream(self, rows, cols, y):
+            return super().learn_stream(rows[:-1], cols[:-1], y[:-1])
+
+    params = MaxEntryOGD._test_params()[0]
+    for cls, check in ((Wrapping, "bad_input_keeps_state"), (Drifting, "predict_is_pure"),
+                       (Skipping, "stream_equals_rounds")):
+        with pytest.raises(ContractViolation):
+            CHECKS[check](cls, params)
+        CHECKS[check](MaxEntryOGD, params)  # the real class passes the same check

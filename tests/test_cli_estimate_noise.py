@@ -1,6 +1,7 @@
 """``nolo estimate-noise``: user errors name the option, the column and the row (issue 13)."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -28,7 +29,7 @@ def _run(*args):
 @pytest.mark.parametrize("option,value", [("--hidden", "abc"), ("--hidden", "64,x"), ("--hidden", "0"), ("--hidden", ""),
                                           ("--epochs", "abc"), ("--epochs", "0"), ("--n-classes", "1"),
                                           ("--percentile", "30"), ("--max-rows", "5"), ("--bootstrap", "-1"),
-                                          ("--level", "1"), ("--seed", "-3"), ("--method", "oracle")])
+                                          ("--level", "1"), ("--seed", "-3"), ("--method", "oracles")])
 def test_bad_option_names_the_option(tmp_path, option, value):
     res = _run(_csv(tmp_path, _good_rows()), option, value)
     assert res.exit_code == 2, res.output
@@ -121,3 +122,88 @@ def test_numerical_trouble_is_a_message_not_a_traceback(tmp_path, monkeypatch):
     monkeypatch.setattr(NREst, "fit", diverge)
     res = _run(_csv(tmp_path, _good_rows()), "--bootstrap", "0")
     assert res.exit_code == 1 and "numerical trouble" in res.output and "Traceback" not in res.output
+
+
+def _oracle_log(n=20_000, rho0=0.15, rho1=0.3, seed=3):
+    """A uniform logger over digits' 10 labels (propensity 0.1), feedback flipped with known rates."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X = X / np.linalg.norm(X, axis=1, keepdims=True)
+    g = np.random.default_rng(seed)
+    idx = g.integers(0, len(y), n)
+    played = g.integers(0, 10, n)
+    f = (played == y[idx]).astype(int)
+    u = g.random(n)
+    fb = np.where(f == 1, (u >= rho1).astype(int), (u < rho0).astype(int))
+    return X[idx], played, fb, np.full(n, 0.1)
+
+
+def test_method_oracle_recovers_known_rates_from_a_logged_file(tmp_path):
+    X, played, fb, prop = _oracle_log()
+    path = tmp_path / "log.npz"
+    np.savez(path, X=X, played=played, feedback=fb, propensity=prop)
+    res = _run(path, "--method", "oracle", "--json", "--bootstrap", "4")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["method"] == "oracle" and out["n_rounds"] == 20_000
+    assert abs(out["rho0_hat"] - 0.15) < 0.02 and abs(out["rho1_hat"] - 0.3) < 0.08, out
+    lo, hi = out["interval"]["rho0"]
+    assert lo <= out["rho0_hat"] <= hi and hi - lo < 0.05
+    assert not any("propensity" in w for w in out["warnings"]), out["warnings"]
+    # the same log as CSV: the propensity column is read as the propensity, not as a feature
+    csv = tmp_path / "log.csv"
+    cols = [f"x{j}" for j in range(X.shape[1])]
+    import pandas as pd
+
+    pd.DataFrame(np.column_stack([X[:3000], played[:3000], fb[:3000], prop[:3000]]),
+                 columns=[*cols, "played", "feedback", "propensity"]).to_csv(csv, index=False)
+    Xr, pr, fr, qr = read_log(csv, with_propensity=True)
+    assert Xr.shape == (3000, 64) and np.array_equal(qr, prop[:3000]) and np.array_equal(pr, played[:3000])
+    out = json.loads(_run(csv, "--method", "oracle", "--json", "--bootstrap", "0").output)
+    assert abs(out["rho0_hat"] - 0.15) < 0.04, out
+    # without propensities: the fallback rule, and the output says so
+    np.savez(path, X=X, played=played, feedback=fb)
+    out = json.loads(_run(path, "--method", "oracle", "--json", "--bootstrap", "0").output)
+    assert any("no propensity column" in w for w in out["warnings"]), out["warnings"]
+
+
+def test_method_oracle_matches_the_library_estimator():
+    from nolo.learners.bandit.rate_oracle import OracleRates, oracle_noise_rates
+    from nolo.noise_rates.methods import make_estimator
+
+    X, played, fb, prop = _oracle_log(5000)
+    est = make_estimator("oracle", hidden_layer_sizes=(16,), max_iter=3, percentile=89.0, random_state=0,
+                         n_iter_no_change=None)
+    assert isinstance(est, OracleRates)
+    est.fit(X, played, fb, n_classes=10, propensity=prop)
+    ref = oracle_noise_rates(X, played, fb, 10, propensity=prop)
+    assert (est.rho0_, est.rho1_, est.rule_) == (ref["rho0"], ref["rho1"], ref["rule"])
+    assert est.counterfactual_q(X[:5]).shape == (5, 10)
+
+
+@pytest.mark.parametrize("what, match", [("one_label", "every round played label 2"),
+                                         ("all_zero", "every feedback bit is 0"),
+                                         ("all_one", "every feedback bit is 1"),
+                                         ("bad_propensity", "propensity must hold probabilities in \\(0, 1\\]; row 4"),
+                                         ("short", "at least 10 logged rounds")])
+def test_method_oracle_refuses_unusable_logs_clearly(tmp_path, what, match):
+    rng = np.random.default_rng(0)
+    n = 5 if what == "short" else 200
+    X = rng.normal(size=(n, 3))
+    played = rng.integers(3, size=n)
+    fb = rng.integers(2, size=n)
+    prop = np.full(n, 1 / 3)
+    if what == "one_label":
+        played[:] = 2
+    elif what == "all_zero":
+        fb[:] = 0
+    elif what == "all_one":
+        fb[:] = 1
+    elif what == "bad_propensity":
+        prop[3] = 0.0
+    path = tmp_path / "log.npz"
+    np.savez(path, X=X, played=played, feedback=fb, propensity=prop)
+    res = _run(path, "--method", "oracle", "--bootstrap", "0")
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert re.search(match, " ".join(res.output.split())), res.output

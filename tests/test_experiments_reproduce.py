@@ -90,7 +90,7 @@ def _check_summary_shape(summary: dict) -> None:
     assert summary["experiments"]
     for e in summary["experiments"]:
         assert set(e) == EXPERIMENT_KEYS
-        assert e["paper"] in ("css10", "css11", "am", "oco", "demo")
+        assert e["paper"] in registry.PAPERS
         assert isinstance(e["id"], str) and isinstance(e["title"], str)
         for name, fig in e["figures"].items():
             assert set(fig) == {"value", "unit"}, name

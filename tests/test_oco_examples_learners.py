@@ -9,7 +9,6 @@ from nolo import NumericalError, ParameterError
 from nolo.experiments import plots
 from nolo.learners.base import Learner
 from nolo.learners.oco_examples import (
-    L1Ball,
     MaxEntryOGD,
     OnlineLasso,
     OnlineLassoL1Ball,
@@ -17,9 +16,8 @@ from nolo.learners.oco_examples import (
     OnlineRidgeRegression,
     TraceNormOGD,
 )
-from nolo.learners.oco_examples.hindsight import composite_hindsight
 from nolo.datasets.ratings import make_low_rank_ratings
-from nolo.oco import Box, L2Ball, TheoryStep, solve_hindsight
+from nolo.oco import Box, L1Ball, L2Ball, TheoryStep, composite_hindsight, solve_hindsight
 
 
 # -- exact updates on hand-worked cases --------------------------------------------------------------
@@ -183,7 +181,17 @@ def test_bad_input_names_the_parameter_and_keeps_state():
             m.learn(x, 1.0)
     with pytest.raises(ParameterError, match="y"):
         m.learn_stream([0, 1], [0, 1], [1.0, np.inf])
+    # float cells: whole numbers inside the matrix are cells; past it, infinite or fractional they are refused
+    # (the float path used to skip the range check: 3.0 indexed nothing valid, -inf became an IndexError)
+    for rows in ([0.0, 3.0], [0.0, np.inf], [-np.inf, 0.0], [0.0, 1.5], [0.0, np.nan]):
+        with pytest.raises(ParameterError, match="rows"):
+            m.learn_stream(rows, [0, 1], [1.0, 1.0])
+        with pytest.raises(ParameterError, match="rows"):
+            m.predict(rows, [0, 1])
+    with pytest.raises(ParameterError, match="y"):
+        m.learn((0, 0), [1.0])  # one round's rating is one number
     np.testing.assert_array_equal(m.W_, W)
+    assert m.predict([0.0, 2.0], [0.0, 2.0]).tolist() == m.W_[[0, 2], [0, 2]].tolist()
     with pytest.raises(ParameterError, match="projection_every"):
         TraceNormOGD(3, 3, projection_every=0, step=0.1).learn((0, 0), 1.0)
 

@@ -5,16 +5,18 @@ import pytest
 from scipy import optimize
 
 from nolo import ParameterError
-from nolo.learners.oco_examples import (
+from nolo.oco import (
     L1Ball,
+    L2Ball,
+    composite_hindsight,
+    max_entry_hindsight,
     project_l1_ball,
     project_max_entry,
     project_simplex,
     project_trace_norm_ball,
     soft_threshold,
+    trace_norm_hindsight,
 )
-from nolo.learners.oco_examples.hindsight import composite_hindsight, max_entry_hindsight, trace_norm_hindsight
-from nolo.oco import L2Ball
 
 
 def _l1_reference(v, r):

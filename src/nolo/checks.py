@@ -21,10 +21,13 @@ A class says how to exercise it through two hooks with defaults on the base
 class, so a new learner is checked without registering anything:
 ``Learner._test_params()`` (the parameter sets to run, default the
 constructor's defaults) and ``Learner.protocol`` (``"full_information"``,
-``"noisy_input"`` or ``"bandit"``).  Targets are integer labels when the class
+``"noisy_input"``, ``"bandit"`` or ``"matrix_cell"``).  Targets are integer labels when the class
 has an ``n_classes`` parameter and +-1 otherwise (valid for classification and
 regression losses alike); noisy-input learners are served copies with
-isotropic Gaussian noise of variance :data:`NOISE_VARIANCE`.
+isotropic Gaussian noise of variance :data:`NOISE_VARIANCE`; matrix-cell learners
+(the OCO notes' online matrix prediction: ``n_rows x n_cols`` matrix, round ``t``
+reveals the cell ``x_t = (i, j)``, ``learn((i, j), y)``, ``predict(rows, cols)``,
+``learn_stream(rows, cols, y)``) are played uniformly drawn cells of their matrix.
 
 Examples
 --------
@@ -102,9 +105,9 @@ def is_concrete_learner(cls: type) -> bool:
     return cls.__init__ is not object.__init__
 
 
-#: the protocols :class:`_Game` can play; a learner of another protocol (the OCO notes' matrix learners play
-#: revealed cells ``(i, j)``) is listed by :func:`unchecked_learners` and must be covered by its own tests.
-CHECKED_PROTOCOLS = ("full_information", "noisy_input", "bandit")
+#: the protocols :class:`_Game` can play; a learner of another protocol is listed by :func:`unchecked_learners`
+#: and must be covered by its own tests.
+CHECKED_PROTOCOLS = ("full_information", "noisy_input", "bandit", "matrix_cell")
 
 
 def unchecked_learners() -> list[type]:
@@ -228,6 +231,16 @@ class _Game:
             self.y = np.where(rng.random(n_rounds) < 0.5, -1.0, 1.0)
         self.noise_seed = seed + 1
         self.feedback_u = rng.random(n_rounds)
+        if self.protocol == "matrix_cell":  # drawn after the vector stream, which stays as it was
+            self.shape = (int(learner.n_rows), int(learner.n_cols))
+            self.rows = rng.integers(0, self.shape[0], n_rounds)
+            self.cols = rng.integers(0, self.shape[1], n_rounds)
+
+    def predict(self, learner):
+        """The learner's predictions on the game's inputs (its rows, or its cells for the matrix protocol)."""
+        if self.protocol == "matrix_cell":
+            return learner.predict(self.rows, self.cols)
+        return learner.predict(self.X)
 
     def target(self, t: int):
         return int(self.y[t]) if self.n_classes is not None else float(self.y[t])
@@ -245,6 +258,8 @@ class _Game:
                 learner.learn(self.X[t], played, int(played == self.y[t]))
             elif self.protocol == "noisy_input":
                 learner.learn(self.oracle(t), self.target(t))
+            elif self.protocol == "matrix_cell":
+                learner.learn((int(self.rows[t]), int(self.cols[t])), self.target(t))
             else:
                 learner.learn(self.X[t], self.target(t))
 
@@ -257,6 +272,8 @@ class _Game:
         bad_x = {"x with NaN": nan_x, "x of the wrong dimension": np.ones(d + 1), "x as a string": "abc",
                  "x 2-d": np.ones((2, d)), "x empty": np.zeros(0)}
         calls: list[tuple[str, Callable[[], Any]]] = []
+        if self.protocol == "matrix_cell":
+            return self._bad_cell_rounds(learner)
         if self.protocol == "bandit":
             for desc, bx in bad_x.items():
                 calls.append((f"act({desc})", lambda bx=bx: learner.act(bx)))
@@ -281,6 +298,24 @@ class _Game:
                 calls.append(("learn(y = K)", lambda: learner.learn(x, self.n_classes)))
         calls.append(("predict(X of the wrong dimension)", lambda: learner.predict(np.ones((3, d + 1)))))
         calls.append(("predict(X with inf)", lambda: learner.predict(np.full((2, d), np.inf))))
+        return calls
+
+    def _bad_cell_rounds(self, learner) -> list[tuple[str, Callable[[], Any]]]:
+        M, N = self.shape
+        y = self.target(0)
+        bad_cells = {"a cell past the last row": (M, 0), "a cell past the last column": (0, N),
+                     "a negative row": (-1, 0), "a non-integer cell": (0.5, 1), "a NaN cell": (np.nan, 0),
+                     "three indices": (0, 0, 0), "one index": (0,), "a string": "ab", "a scalar": 3}
+        calls: list[tuple[str, Callable[[], Any]]] = [
+            (f"learn({desc})", lambda c=c: learner.learn(c, y)) for desc, c in bad_cells.items()]
+        calls += [("learn(y = NaN)", lambda: learner.learn((0, 0), np.nan)),
+                  ("learn(y = 'a')", lambda: learner.learn((0, 0), "a")),
+                  ("learn_stream(rows and cols of different lengths)",
+                   lambda: learner.learn_stream([0, 1], [0], [y, y])),
+                  ("learn_stream(a row out of range)", lambda: learner.learn_stream([0, M], [0, 0], [y, y])),
+                  ("learn_stream(y with inf)", lambda: learner.learn_stream([0, 1], [0, 0], [y, np.inf])),
+                  ("predict(a column out of range)", lambda: learner.predict([0, 1], [0, N])),
+                  ("predict(rows and cols of different lengths)", lambda: learner.predict([0, 1], [0]))]
         return calls
 
 
@@ -344,12 +379,12 @@ def check_predict_is_pure(cls: type, params: dict) -> None:
     game = _Game(learner)
     game.play(learner, 0, 10)
     before = state_dump(learner)
-    p1 = np.asarray(learner.predict(game.X))
-    p2 = np.asarray(learner.predict(game.X))
+    p1 = np.asarray(game.predict(learner))
+    p2 = np.asarray(game.predict(learner))
     after = state_dump(learner)
     if after != before:
         raise ContractViolation(f"{cls.__name__}.predict changed {_diff(before, after)}")
-    if p1.shape[0] != game.X.shape[0] or p1.tobytes() != p2.tobytes():
+    if p1.shape[0] != game.T or p1.tobytes() != p2.tobytes():
         raise ContractViolation(f"{cls.__name__}.predict is not repeatable or has the wrong length")
     if p1.dtype.kind == "f" and not np.all(np.isfinite(p1)):
         raise ContractViolation(f"{cls.__name__}.predict returned non-finite values")
@@ -363,7 +398,7 @@ def check_same_seed_same_stream(cls: type, params: dict) -> None:
     game.play(b)
     if state_dump(a) != state_dump(b):
         raise ContractViolation(f"{cls.__name__}: same seed, different state: {_diff(state_dump(a), state_dump(b))}")
-    if np.asarray(a.predict(game.X)).tobytes() != np.asarray(b.predict(game.X)).tobytes():
+    if np.asarray(game.predict(a)).tobytes() != np.asarray(game.predict(b)).tobytes():
         raise ContractViolation(f"{cls.__name__}: same seed, different predictions")
 
 
@@ -386,7 +421,7 @@ def check_save_load_resume(cls: type, params: dict) -> None:
     game.play(c, half)
     if state_dump(a) != state_dump(c):
         raise ContractViolation(f"{cls.__name__}: resumed learner differs: {_diff(state_dump(a), state_dump(c))}")
-    if np.asarray(a.predict(game.X)).tobytes() != np.asarray(c.predict(game.X)).tobytes():
+    if np.asarray(game.predict(a)).tobytes() != np.asarray(game.predict(c)).tobytes():
         raise ContractViolation(f"{cls.__name__}: resumed learner predicts differently")
     # an unfitted learner round-trips too
     fresh = _build(cls, params)
@@ -443,6 +478,9 @@ def check_stream_equals_rounds(cls: type, params: dict) -> None:
             a.learn_stream(copies, game.y)
             for t in range(game.T):
                 b.learn(PoolOracle(copies[t]), game.target(t))
+        elif cls.protocol == "matrix_cell":
+            a.learn_stream(game.rows, game.cols, game.y)
+            game.play(b)
         else:
             a.learn_stream(game.X, game.y)
             for t in range(game.T):

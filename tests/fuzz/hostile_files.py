@@ -159,13 +159,13 @@ def exercise(learner, game) -> str:
     """Use a loaded learner: predict, then a few rounds; return "" or a failure description."""
     try:
         if learner.is_initialized:
-            p = np.asarray(learner.predict(game.X))
+            p = np.asarray(game.predict(learner))
             if p.dtype.kind in "fc" and not np.all(np.isfinite(p)):
                 return "FAIL: predict returned a non-finite value"
             if game.n_classes is not None and p.dtype.kind in "iu" and (p.min() < 0 or p.max() >= game.n_classes):
                 return f"FAIL: predict returned a label outside [0, {game.n_classes})"
         game.play(learner, 0, 3)
-        p = np.asarray(learner.predict(game.X))
+        p = np.asarray(game.predict(learner))
         if p.dtype.kind in "fc" and not np.all(np.isfinite(p)):
             return "FAIL: predict returned a non-finite value after learning"
     except (ValueError, NumericalError):

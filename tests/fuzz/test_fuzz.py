@@ -45,6 +45,8 @@ def learner_targets(cls) -> list[Target]:
     out: list[Target] = []
     K = game.n_classes
     y_ok = game.target(5)
+    if cls.protocol == "matrix_cell":
+        return out + _cell_targets(cls, name, make, game, learner)
     if cls.protocol == "bandit":
         out += [
             Target(f"{name}.act(x)", "x", make, lambda r, v: r.act(v), H.bad_arrays((D,), x)),
@@ -135,6 +137,31 @@ def _refusal_is_a_shortfall(bad: H.Bad) -> H.Bad:
     """An oracle answering ``None`` refused (a finite pool ran out): the learners count a shortfall or raise
     CopiesExhausted, both documented; not a value that must be refused."""
     return H.Bad(None, "None (the oracle refused: a shortfall)", False) if bad.value is None else bad
+
+
+def _cell_targets(cls, name, make, game, learner) -> list[Target]:
+    """The matrix protocol (nolo.checks: x = (row, col) cell): cells, ratings, predictions and streams."""
+    T = 6
+    cell = np.array([game.rows[5], game.cols[5]], dtype=np.float64)
+    rows, cols = game.rows[:T].astype(np.float64), game.cols[:T].astype(np.float64)
+    yT = np.asarray([game.target(t) for t in range(T)], dtype=float)
+    ri, ci = game.rows[:T], game.cols[:T]
+    params = sorted(learner.get_params(deep=False))
+    return [
+        Target(f"{name}.learn(x)", ("x", "rows", "cols"), make, lambda r, v: r.learn(v, game.target(5)),
+               H.bad_arrays((2,), cell)),
+        Target(f"{name}.learn(y)", "y", make, lambda r, v: r.learn((int(ri[5 % T]), int(ci[5 % T])), v),
+               H.bad_scalars()),
+        Target(f"{name}.predict(rows)", "rows", make, lambda r, v: r.predict(v, ci), H.bad_arrays((T,), rows)),
+        Target(f"{name}.predict(cols)", "cols", make, lambda r, v: r.predict(ri, v), H.bad_arrays((T,), cols)),
+        Target(f"{name}.learn_stream(rows)", "rows", make, lambda r, v: r.learn_stream(v, ci, yT),
+               H.bad_arrays((T,), rows)),
+        Target(f"{name}.learn_stream(cols)", "cols", make, lambda r, v: r.learn_stream(ri, v, yT),
+               H.bad_arrays((T,), cols)),
+        Target(f"{name}.learn_stream(y)", "y", make, lambda r, v: r.learn_stream(ri, ci, v), H.bad_arrays((T,), yT)),
+        Target(f"{name}.set_params", "<param>", make, None,
+               st.tuples(st.sampled_from(params), st.sampled_from(H.BAD_PARAM_VALUES))),
+    ]
 
 
 def run_stream_targets() -> list[Target]:

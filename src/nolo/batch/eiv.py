@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from nolo._config import Configurable
-from nolo._validation import check_array, check_scalar
+from nolo._validation import check_array, check_bool, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.surrogate import check_noise_covariance
 
@@ -36,6 +36,7 @@ __all__ = [
     "corrected_least_squares",
     "total_least_squares",
     "ball_constrained_quadratic",
+    "with_constant_feature",
     "CorrectedLeastSquares",
     "TotalLeastSquares",
 ]
@@ -177,6 +178,19 @@ def total_least_squares(X, y, noise_cov=None, target_variance: float = 1.0) -> n
     return -beta[:d] / beta[d]
 
 
+def with_constant_feature(X, noise_cov):
+    """``X`` (``(n, d)`` or ``(n, m, d)``) with a constant feature 1 appended, and ``noise_cov`` padded with its
+    zero noise: the intercept as one more coefficient (``"estimate"`` stays: replicates of 1 have no spread)."""
+    X = check_array(X, "X", ndim=(2, 3))
+    Xa = np.concatenate([X, np.ones(X.shape[:-1] + (1,))], axis=-1)
+    if isinstance(noise_cov, str):
+        return Xa, noise_cov
+    S = check_noise_covariance(noise_cov, X.shape[-1])
+    Sa = np.zeros((S.shape[0] + 1, S.shape[0] + 1))
+    Sa[:-1, :-1] = S
+    return Xa, Sa
+
+
 class _BatchRegressor(Configurable):
     def predict(self, X) -> np.ndarray:
         if not hasattr(self, "coef_"):
@@ -184,7 +198,7 @@ class _BatchRegressor(Configurable):
         X = check_array(X, "X", ndim=2)
         if X.shape[1] != self.coef_.shape[0]:
             raise ParameterError(f"X must have {self.coef_.shape[0]} features per row, got {X.shape[1]}")
-        return X @ self.coef_
+        return X @ self.coef_ + getattr(self, "intercept_", 0.0)
 
     def score(self, X, y) -> float:
         """R^2 of the predictions on clean ``X`` (scikit-learn's regressor score)."""
@@ -197,16 +211,30 @@ class CorrectedLeastSquares(_BatchRegressor):
     """Errors-in-variables corrected (method-of-moments) least squares -- batch reference for CSS11 Settings 1-2.
 
     Parameters: ``noise_cov`` (covariance of one noisy copy, or ``"estimate"``
-    from replicates), ``radius`` (optional ball constraint ``||w|| <= radius``).
+    from replicates), ``radius`` (optional ball constraint ``||w|| <= radius``;
+    with an intercept it bounds ``(coef, intercept)`` jointly), ``fit_intercept``
+    (default False; True appends a constant feature with zero noise, the batch
+    counterpart of :class:`nolo.learners.linear.BiasCompensatedRLS`' default).
     ``fit(X, y)`` with ``X`` of shape ``(n, d)`` or ``(n, m, d)``.
     """
 
-    def __init__(self, noise_cov="estimate", radius=None):
+    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=False):
         self.noise_cov = noise_cov
         self.radius = radius
+        self.fit_intercept = fit_intercept
+
+    def _validate_params(self) -> None:
+        check_bool(self.fit_intercept, "fit_intercept")
 
     def fit(self, X, y) -> "CorrectedLeastSquares":
-        self.coef_ = corrected_least_squares(X, y, self.noise_cov, self.radius)
+        self._validate_params()
+        if self.fit_intercept:
+            Xa, S = with_constant_feature(X, self.noise_cov)
+            w = corrected_least_squares(Xa, y, S, self.radius)
+            coef, intercept = w[:-1], float(w[-1])
+        else:
+            coef, intercept = corrected_least_squares(X, y, self.noise_cov, self.radius), 0.0
+        self.coef_, self.intercept_ = coef, intercept
         self.n_features_in_ = int(self.coef_.shape[0])
         return self
 

@@ -2,7 +2,9 @@
 
 Methods (``--method``, :data:`nolo.noise_rates.methods.METHODS`): ``nrest-anchors`` (default; nolo's
 per-class-anchor rule, suits any share of right plays), ``nrest-pooled`` (AM Algorithm 3 as the authors'
-code, what the AM reproduction uses), ``nrest-per-class`` (AM eq. 6 as the paper text).  The output gives
+code, what the AM reproduction uses), ``nrest-per-class`` (AM eq. 6 as the paper text), ``oracle`` (no
+network: a per-class ridge regression of the raw bit, SquareCB's read-out, docs/squarecb.md; uses the
+log's ``propensity`` column when there is one).  The output gives
 a bootstrap interval, the log's regime (share of positive feedback, estimated share of right plays) and
 a warning when the method does not suit the log.  See docs/noise-rates.md.
 """
@@ -85,11 +87,26 @@ def _numeric_column(series, path: Path, name: str) -> np.ndarray:
     return values
 
 
-def read_log(path: str | Path, played_column: str = "played", feedback_column: str = "feedback"):
-    """Read a log of rounds: returns (X float64 (n, d), played int64 (n,), feedback int64 (n,)).
+def _check_propensity(p: np.ndarray, where: str) -> np.ndarray:
+    p = np.asarray(p)
+    if p.ndim != 1 or p.dtype == bool or not (np.issubdtype(p.dtype, np.integer) or np.issubdtype(p.dtype, np.floating)):
+        raise ParameterError(f"{where}: propensity must be one probability per round (1-D numbers), got shape "
+                             f"{p.shape}, dtype {p.dtype}")
+    p = p.astype(np.float64)
+    bad = ~(np.isfinite(p) & (p > 0) & (p <= 1))
+    if bad.any():
+        i = _first_bad(bad)
+        raise ParameterError(f"{where}: propensity must hold probabilities in (0, 1]; row {i + 1} holds {p[i]!r}")
+    return p
 
-    * ``.npz``: arrays ``X`` (n, d), ``played`` (n,), ``feedback`` (n,);
-    * ``.csv`` (with a header row): every column other than ``played``/``feedback`` is a feature.
+
+def read_log(path: str | Path, played_column: str = "played", feedback_column: str = "feedback", *,
+             with_propensity: bool = False, propensity_column: str = "propensity"):
+    """Read a log of rounds: returns (X float64 (n, d), played int64 (n,), feedback int64 (n,)), and with
+    ``with_propensity=True`` a fourth item, the logger's propensities float64 (n,) or None when the log has none.
+
+    * ``.npz``: arrays ``X`` (n, d), ``played`` (n,), ``feedback`` (n,), optionally ``propensity`` (n,);
+    * ``.csv`` (with a header row): every column other than ``played``/``feedback``/``propensity`` is a feature.
 
     Played labels must be integers >= 0 (0.5 is rejected, not truncated); feedback 0/1; features finite
     numbers.  A bad value is reported with its column and row (``ParameterError``).
@@ -108,6 +125,7 @@ def read_log(path: str | Path, played_column: str = "played", feedback_column: s
                 raise ParameterError(f"{path} must hold arrays X, played, feedback; missing {sorted(missing)}")
             try:
                 X, played, feedback = data["X"], data["played"], data["feedback"]
+                prop = data[propensity_column] if propensity_column in data.files else None
             except ValueError as exc:  # object arrays need pickle, which is refused
                 raise ParameterError(f"{path}: {exc}") from None
         X = _check_features(X, str(path))
@@ -116,7 +134,12 @@ def read_log(path: str | Path, played_column: str = "played", feedback_column: s
         if not (X.shape[0] == played.shape[0] == feedback.shape[0]):
             raise ParameterError(f"{path}: X, played and feedback must have one row per round; got "
                                  f"{X.shape[0]}, {played.shape[0]} and {feedback.shape[0]} rows")
-        return X, played, feedback
+        if prop is not None:
+            prop = _check_propensity(prop, str(path))
+            if prop.shape[0] != X.shape[0]:
+                raise ParameterError(f"{path}: propensity must have one row per round; got {prop.shape[0]} for "
+                                     f"{X.shape[0]} rounds")
+        return (X, played, feedback, prop) if with_propensity else (X, played, feedback)
     if path.suffix == ".csv":
         import pandas as pd
 
@@ -127,7 +150,7 @@ def read_log(path: str | Path, played_column: str = "played", feedback_column: s
         for col in (played_column, feedback_column):
             if col not in df.columns:
                 raise ParameterError(f"{path} has no column {col!r}; columns are {list(df.columns)}")
-        feats = [c for c in df.columns if c not in (played_column, feedback_column)]
+        feats = [c for c in df.columns if c not in (played_column, feedback_column, propensity_column)]
         if not feats:
             raise ParameterError(f"{path} has no feature columns")
         X = np.column_stack([_numeric_column(df[c], path, c) for c in feats])
@@ -135,7 +158,11 @@ def read_log(path: str | Path, played_column: str = "played", feedback_column: s
         played = _check_played(_numeric_column(df[played_column], path, played_column), where)
         feedback = _check_feedback(_numeric_column(df[feedback_column], path, feedback_column),
                                    f"{path}, column {feedback_column!r}")
-        return X, played, feedback
+        prop = None
+        if propensity_column in df.columns:
+            prop = _check_propensity(_numeric_column(df[propensity_column], path, propensity_column),
+                                     f"{path}, column {propensity_column!r}")
+        return (X, played, feedback, prop) if with_propensity else (X, played, feedback)
     raise ParameterError(f"LOG must be a .csv or .npz file, got {path.name}")
 
 
@@ -188,30 +215,36 @@ def estimate_noise(log, method, n_classes, percentile, hidden, epochs, patience,
                    as_json):
     """Estimate rho0 = P(feedback 1 | truth 0) and rho1 = P(feedback 0 | truth 1) from LOG.
 
-    LOG is a CSV with a header (feature columns, then `played` and `feedback`) or an NPZ with
-    arrays X, played, feedback.  Prints the estimates, a bootstrap interval, the log's regime and a
+    LOG is a CSV with a header (feature columns, then `played` and `feedback`, optionally
+    `propensity`) or an NPZ with arrays X, played, feedback (optionally propensity).  Prints the estimates, a bootstrap interval, the log's regime and a
     warning when the method does not suit the log (docs/noise-rates.md).
     """
     from nolo.noise_rates import bootstrap_rates, diagnose
     from nolo.noise_rates.methods import make_estimator
 
     try:
-        X, played, feedback = read_log(log)
+        X, played, feedback, prop = read_log(log, with_propensity=True)
         rng = np.random.default_rng(seed)
         if X.shape[0] > max_rows:
             keep = np.sort(rng.choice(X.shape[0], size=max_rows, replace=False))
             X, played, feedback = X[keep], played[keep], feedback[keep]
+            prop = None if prop is None else prop[keep]
         est = make_estimator(method, hidden_layer_sizes=hidden, max_iter=epochs, percentile=percentile,
                              random_state=seed, n_iter_no_change=patience)
-        est.fit(X, played, feedback, n_classes=n_classes)
+        fit_kw = {"propensity": prop} if method == "oracle" else {}  # the NREst rules do not use propensities
+        est.fit(X, played, feedback, n_classes=n_classes, **fit_kw)
         regime = diagnose(est, X, played, feedback)
-        interval = (bootstrap_rates(est, X, played, feedback, n_classes=n_classes, n_boot=n_boot, level=level, seed=seed)
+        interval = (bootstrap_rates(est, X, played, feedback, n_classes=n_classes, n_boot=n_boot, level=level, seed=seed,
+                                    **fit_kw)
                     if n_boot >= 2 else None)
     except (ParameterError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None
     except NumericalError as exc:  # e.g. the network diverged: a message, not a traceback
         raise click.ClickException(f"numerical trouble: {exc}") from None
     warnings = list(regime.warnings)
+    if method == "oracle" and prop is None:
+        warnings.append("the log has no propensity column: rho0 is read from the other labels' predictions, which "
+                        "is biased when the logger explored little (docs/squarecb.md); log the propensities")
     if n_boot == 1:
         warnings.append("--bootstrap 1 gives no interval (use 0 or at least 2)")
     out = {"rho0_hat": est.rho0_, "rho1_hat": est.rho1_, "method": method, "n_rounds": int(X.shape[0]),
@@ -226,7 +259,9 @@ def estimate_noise(log, method, n_classes, percentile, hidden, epochs, patience,
 
     click.echo(f"rho0_hat = {est.rho0_:.4f}{ci(interval.rho0 if interval else None)}   (P(feedback 1 | truth 0))")
     click.echo(f"rho1_hat = {est.rho1_:.4f}{ci(interval.rho1 if interval else None)}   (P(feedback 0 | truth 1))")
-    click.echo(f"from {X.shape[0]} logged rounds, method={method}, {est.n_epochs_} epochs, {est.fit_seconds_:.2f} s"
+    passes = f"{est.n_epochs_} pass{'es' if est.n_epochs_ != 1 else ''} of the oracle" if method == "oracle" else \
+        f"{est.n_epochs_} epochs"
+    click.echo(f"from {X.shape[0]} logged rounds, method={method}, {passes}, {est.fit_seconds_:.2f} s"
                + (f" (+ {n_boot} half-sample refits for the interval)" if interval else ""))
     click.echo(f"log: {100 * regime.positive_share:.1f} % positive feedback, about {100 * regime.correct_share:.1f} % "
                f"of the plays right (estimated)")

@@ -1,4 +1,5 @@
-"""Unbiased estimators of nonlinear functions of a mean (CSS10 section 3.2, Lemma 1; slides)."""
+"""Unbiased estimators of nonlinear functions of a mean (CSS10 section 3.2, Lemma 1; slides), and of moments
+from repeated readings (:mod:`nolo.estimators.replicates`)."""
 
 from nolo.estimators.geometric import (
     GeometricDegree,
@@ -18,6 +19,7 @@ from nolo.estimators.polyseq import (
     PolynomialSequenceEstimator,
     TaylorSequence,
 )
+from nolo.estimators.replicates import mean_cross, mean_noise_covariance, pairwise_outer, pairwise_outer_matvec
 from nolo.estimators.results import Estimate, EstimateBatch
 from nolo.estimators.zeta import ZetaDegree
 from nolo.estimators.logspace import LOG_FLOAT_MAX, signed_exp, signed_log, signed_log_product
@@ -44,6 +46,10 @@ __all__ = [
     "degree_variance",
     "expected_degree",
     "expected_queries",
+    "mean_cross",
+    "mean_noise_covariance",
+    "pairwise_outer",
+    "pairwise_outer_matvec",
     "resolve_series",
     "sample_degree",
     "signed_exp",

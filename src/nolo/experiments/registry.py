@@ -40,7 +40,7 @@ __all__ = [
 #: papers an experiment may belong to, in report order ("demo" is the built-in demonstration).  The one
 #: list: the CLI's choices, the report order and the modules below derive from it, so that a new paper is
 #: one word here (and its module ``nolo.experiments.<paper>``).
-PAPERS: tuple[str, ...] = ("demo", "css10", "css11", "am", "oco")
+PAPERS: tuple[str, ...] = ("demo", "css10", "css11", "am", "oco", "practice")
 
 #: modules imported by ``nolo reproduce``, in report order.
 EXPERIMENT_MODULES: tuple[str, ...] = tuple(f"nolo.experiments.{p}" for p in PAPERS)

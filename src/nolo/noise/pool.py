@@ -30,6 +30,12 @@ which:
 Either way every refused request is counted (``PoolOracle.shortfalls``) and
 :meth:`RepeatedMeasurements.report` sums them per item, so a practitioner
 sees how often the cap bit.
+
+**Using every reading.**  A pool knows how many copies it still holds
+(``remaining``); learners that can use any number of readings take them all:
+the CSS11 linear learners with ``copies="all"`` (the U-statistic over all
+copies for Setting 1, their mean with ``Sigma / m`` for Setting 2) and
+:class:`nolo.learners.linear.BiasCompensatedRLS` (``n_readings=None``).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from nolo._validation import check_array, check_choice, check_int
 from nolo.exceptions import CopiesExhausted, ParameterError
 from nolo.noise.oracle import BaseOracle
 
-__all__ = ["PoolOracle", "RepeatedMeasurements", "PoolReport", "ON_EXHAUSTED", "as_measurement_items"]
+__all__ = ["PoolOracle", "RepeatedMeasurements", "PoolReport", "ON_EXHAUSTED", "as_measurement_items", "query_copies"]
 
 ON_EXHAUSTED = ("raise", "drop")
 
@@ -73,6 +79,17 @@ def as_measurement_items(data) -> list[np.ndarray]:
                 f"data[{i}] has d={a.shape[1]} coordinates but data[0] has d={d}; all items must share d"
             )
     return items
+
+
+def query_copies(oracle, k: int, who: str, unit: str = "round") -> np.ndarray:
+    """``oracle.query(k)`` checked: a finite ``(k, d)`` array, or :class:`nolo.CopiesExhausted` when a pool refuses."""
+    copies = oracle.query(k)
+    if copies is None:
+        raise CopiesExhausted(
+            f"{who} needs {k} noisy cop{'y' if k == 1 else 'ies'} per {unit} and the oracle refused (pool exhausted); "
+            f"the {unit} was not played"
+        )
+    return check_array(copies, "oracle copies", shape=(k, None))
 
 
 class PoolOracle(BaseOracle):

@@ -36,7 +36,7 @@ class RateInterval:
 
 
 def bootstrap_rates(est, X, played, feedback, n_classes=None, n_boot: int = 20, level: float = 0.9,
-                    seed: int = 0) -> RateInterval:
+                    seed: int = 0, propensity=None) -> RateInterval:
     """Interval for (rho0_hat, rho1_hat) of the fitted ``est`` by half-sampling (module docstring):
     ``n_boot`` refits of a fresh copy of ``est`` (same parameters, a seed drawn per refit) on
     floor(n/2) rows drawn without replacement; interval = est's estimate + the (1 -+ level)/2
@@ -45,7 +45,8 @@ def bootstrap_rates(est, X, played, feedback, n_classes=None, n_boot: int = 20, 
     Every refit trains its network from scratch, so the interval includes the network's variation
     (initialisation, minibatch order, epochs chosen), not only the read-out's.  It measures spread,
     not bias: a rule that is biased on this kind of log (docs/noise-rates.md) stays biased.
-    Deterministic for a given ``seed``.  Cost: about ``n_boot`` / 2 fits of the full log.
+    Deterministic for a given ``seed``.  Cost: about ``n_boot`` / 2 fits of the full log.  ``propensity``
+    (per round, for estimators whose ``fit`` takes it) is passed to every refit, restricted to its half.
 
     Examples
     --------
@@ -81,7 +82,8 @@ def bootstrap_rates(est, X, played, feedback, n_classes=None, n_boot: int = 20, 
     for b in range(n_boot):
         rows = np.sort(rng.choice(n, size=m, replace=False))
         params["random_state"] = int(rng.integers(2**31 - 1))
-        fit = type(est)(**params).fit(X[rows], played[rows], feedback[rows], n_classes=n_classes)
+        kw = {} if propensity is None else {"propensity": np.asarray(propensity)[rows]}
+        fit = type(est)(**params).fit(X[rows], played[rows], feedback[rows], n_classes=n_classes, **kw)
         samples[b] = fit.rho0_, fit.rho1_
     lo, hi = 100 * (1 - level) / 2, 100 * (1 + level) / 2
     dev = np.percentile(samples - np.median(samples, axis=0), [lo, hi], axis=0)

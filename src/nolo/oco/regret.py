@@ -41,6 +41,7 @@ __all__ = [
     "linear_regret",
     "linear_regret_curve",
     "ogd_regret_bound",
+    "notes_regret_bound",
     "best_fixed_in_hindsight",
     "best_fixed_linear",
     "solve_hindsight",
@@ -136,3 +137,24 @@ def ogd_regret_bound(R: float, B: float, n: int) -> float:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ParameterError(f"n must be an integer >= 1, got {n!r}")
     return R * B * math.sqrt(int(n))
+
+
+def notes_regret_bound(*, R: float, D: float, etas_constant: bool, eta_last: float, sum_sq: float,
+                       sum_eta_sq: float) -> float:
+    """The regret bound of the OCO notes' proof (section 3), evaluated for a run.
+
+    Constant step ``eta`` (the notes' Claim 1 setting): summing
+    ``<g_t, f_t - f*> <= (||f_t - f*||^2 - ||f_{t+1} - f*||^2)/(2 eta) + eta ||g_t||^2 / 2``
+    gives ``R^2/(2 eta) + (eta/2) sum_t ||g_t||^2`` with ``R >= ||f_1 - f*||``;
+    with ``||g_t|| <= B`` and ``eta = R/(B sqrt(n))`` this is the notes' ``R B sqrt(n)``
+    (:func:`ogd_regret_bound`).  Non-increasing steps ``eta_t`` (Zinkevich 2003, Theorem 1): the same
+    telescoping with ``||f_t - f*|| <= D`` (the diameter of F) gives
+    ``D^2/(2 eta_T) + sum_t eta_t ||g_t||^2 / 2``.  ``sum_sq`` is
+    ``sum_t ||g_t||^2`` (or ``n B^2``), ``sum_eta_sq`` is ``sum_t eta_t ||g_t||^2``.
+
+    >>> notes_regret_bound(R=1.0, D=2.0, etas_constant=True, eta_last=0.1, sum_sq=100 * 0.01, sum_eta_sq=0.0)
+    5.05
+    """
+    if etas_constant:
+        return R * R / (2.0 * eta_last) + 0.5 * eta_last * sum_sq
+    return D * D / (2.0 * eta_last) + 0.5 * sum_eta_sq

@@ -5,7 +5,7 @@ uniform random cells, rating noise sd 0.1).  Three parts:
 
 * ``trace-norm`` -- :class:`~nolo.learners.oco_examples.TraceNormOGD`, squared loss, ``tau`` = the trace norm
   of the true matrix, exact projection every round, step ``eta_t = eta0/sqrt(t)``; regret at each prefix
-  against :func:`~nolo.learners.oco_examples.hindsight.trace_norm_hindsight` (FISTA, the Frank-Wolfe
+  against :func:`~nolo.oco.hindsight.trace_norm_hindsight` (FISTA, the Frank-Wolfe
   duality gap ``<G, W> + tau sigma_max(G)`` as certificate; ``regret_upper = regret + gap``); the bound is
   the notes' proof with decreasing steps, ``D^2/(2 eta_T) + sum_t eta_t ||g_t||^2 / 2``, ``D = 2 tau``;
 * ``max-entry`` -- :class:`~nolo.learners.oco_examples.MaxEntryOGD`, absolute loss (the notes' loss for
@@ -24,8 +24,7 @@ from nolo.experiments.oco._common import regret_figure, summarise
 from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
 from nolo.learners.oco_examples import MaxEntryOGD, TraceNormOGD
-from nolo.learners.oco_examples.hindsight import max_entry_hindsight, trace_norm_hindsight
-from nolo.oco import InverseSqrtStep
+from nolo.oco import InverseSqrtStep, max_entry_hindsight, trace_norm_hindsight
 
 RANK, NOISE = 2, 0.1
 TRACE_SHAPE, TRACE_ETA0 = (20, 25), 10.0

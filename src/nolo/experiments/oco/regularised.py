@@ -14,7 +14,7 @@ notes' step ``R/(B sqrt(T))``:
   with the exact L1-ball projection.
 
 The comparator minimises the same regularised total loss over the same set
-(:func:`~nolo.learners.oco_examples.hindsight.composite_hindsight`, FISTA with a Frank-Wolfe certificate);
+(:func:`~nolo.oco.hindsight.composite_hindsight`, FISTA with a Frank-Wolfe certificate);
 the claims use ``regret + certificate``.  Sparsity: the fraction of exactly-zero coordinates of the final
 iterate on the target's zero coordinates, and the share of the iterate's L1 mass outside the target's support,
 averaged over seeds and horizons (the proximal step's exact zeros come and go from round to round: a
@@ -29,9 +29,8 @@ import pandas as pd
 from nolo.experiments.oco._common import regret_figure, summarise, unit_sphere
 from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
-from nolo.learners.oco_examples import L1Ball, OnlineLasso, OnlineLassoL1Ball, OnlineRidgeRegression
-from nolo.learners.oco_examples.hindsight import composite_hindsight
-from nolo.oco import L2Ball
+from nolo.learners.oco_examples import OnlineLasso, OnlineLassoL1Ball, OnlineRidgeRegression
+from nolo.oco import L1Ball, L2Ball, composite_hindsight
 
 D, SUPPORT, NOISE, RADIUS, L1_RADIUS = 10, 3, 0.05, 1.0, 1.5
 RIDGE_ALPHA, LASSO_ALPHA = 0.01, 0.05

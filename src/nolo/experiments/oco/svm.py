@@ -7,7 +7,7 @@ for every horizon ``T`` with the notes' step ``eta = R/(B sqrt(T))``:
 * ``hinge-l2`` -- hinge loss over ``{||f||_2 <= 1}`` (the notes' example); comparator from
   :func:`nolo.oco.solve_hindsight` (exact LP / minimax dual with its certificate);
 * ``logistic-l1`` -- logistic loss over ``{||f||_1 <= 1}`` (the notes' "change the loss ... and the
-  constraint"); comparator from :func:`~nolo.learners.oco_examples.hindsight.composite_hindsight`
+  constraint"); comparator from :func:`~nolo.oco.hindsight.composite_hindsight`
   (FISTA, Frank-Wolfe certificate).
 
 ``regret_upper = regret + certificate`` bounds the regret against the true optimum from above; it is what
@@ -22,9 +22,8 @@ import pandas as pd
 from nolo.experiments.oco._common import regret_figure, summarise, unit_sphere
 from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
-from nolo.learners.oco_examples import L1Ball, OnlineLinearSVM
-from nolo.learners.oco_examples.hindsight import composite_hindsight
-from nolo.oco import L2Ball, solve_hindsight
+from nolo.learners.oco_examples import OnlineLinearSVM
+from nolo.oco import L1Ball, L2Ball, composite_hindsight, solve_hindsight
 
 D, FLIP = 10, 0.1
 

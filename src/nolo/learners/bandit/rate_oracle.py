@@ -26,7 +26,7 @@ Both estimates are clipped to [0, rho_max] as RCINE clips NREst's (so kappa_hat 
 Histogram: HIST_BINS bins over [HIST_LO, HIST_HI) (values outside go to the end bins), read at the
 bin centre: resolution 0.0025.
 
-:func:`oracle_noise_rates` applies the same read-out to a logged data set (x, played, noisy bit,
+:class:`OracleRates` (and :func:`oracle_noise_rates`) applies the same read-out to a logged data set (x, played, noisy bit,
 and the propensities when known) -- the oracle counterpart of :class:`nolo.noise_rates.NREst`.
 """
 
@@ -35,12 +35,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
+from sklearn.base import BaseEstimator
 
 from nolo._validation import check_array, check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 
 __all__ = ["HIST_BINS", "HIST_LO", "HIST_HI", "record_round", "refresh_rates", "hist_percentile",
-           "oracle_noise_rates", "DEFAULT_PCT_TOP"]
+           "oracle_noise_rates", "OracleRates", "DEFAULT_PCT_TOP", "LOGGED_PCT_TOP"]
 
 HIST_BINS = 600
 HIST_LO, HIST_HI = -0.25, 1.25
@@ -104,93 +105,198 @@ def refresh_rates(hist, est, pct_top, rho_max, K):
     hist[:] = 0.0
 
 
-def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, propensity=None, oracle: str = "ridge",
-                       lam: float = 1.0, eta: float = 0.5, passes: int = 1, pct_top: float = LOGGED_PCT_TOP,
-                       pct_rest: float = 50.0, rho_max: float = 0.49) -> dict:
-    """(rho0_hat, rho1_hat) of a logged bandit data set from a per-class regression oracle (no neural network).
+class OracleRates(BaseEstimator):
+    """Flip rates (rho0, rho1) of a logged bandit data set read off a per-class regression oracle (no network).
 
-    Fits the oracle (``"ridge"`` or ``"ogd"``, :mod:`nolo.learners.bandit.oracles`) of the raw bit on
-    (x_n, played_n) for ``passes`` passes in log order and reads 1 - rho1 as the ``pct_top``-th percentile
-    (default 95, ``LOGGED_PCT_TOP``) of its top predictions over the logged x.  rho0: with ``propensity`` (the probability each logged
-    label was played with) the inverse-propensity identity of the module docstring; without it the
-    ``pct_rest``-th percentile of the other classes' predictions (biased when the log explored little:
-    the regressors extrapolate there).  Clipped to [0, rho_max].  Returns ``{"rho0", "rho1", "n", "rule"}``.
+    The logged-data counterpart of SquareCB's online estimate (module docstring; docs/squarecb.md) and of
+    :class:`nolo.noise_rates.NREst`, offered as ``nolo estimate-noise --method oracle``.  ``fit`` runs
+    ``passes`` passes of the oracle (``"ridge"`` or ``"ogd"``, :mod:`nolo.learners.bandit.oracles`)
+    of the raw bit on (x_n, played_n) in log order, then reads
+
+    * 1 - rho1 as the ``pct_top``-th percentile (default 95, ``LOGGED_PCT_TOP``) of the top predictions
+      max_a r_hat(x_n, a) over the logged x (the "perfect examples" of AM Theorem 5 on the oracle's model);
+    * rho0, with ``propensity`` (the probability the logger played each logged label), from the
+      inverse-propensity identity sum_a E[f_rho | x, a] = (K - 1) rho0 + 1 - rho1 (``rule_ = "propensity"``);
+      without it, the ``pct_rest``-th percentile of the other labels' predictions (``rule_ = "rest-percentile"``:
+      biased when the log explored little, the per-label regressors extrapolate there).
+
+    Both are clipped to [0, ``rho_max``].  A log that cannot identify the rates is refused with a
+    ParameterError naming why: fewer than 10 rounds, a single played label, or feedback that is all 0 or
+    all 1.  Deterministic (no randomness: ``random_state`` is accepted for the CLI's half-sampling
+    interval and ignored).
+
+    Parameters
+    ----------
+    oracle : "ridge" (default) or "ogd"
+    lam : ridge regularisation, > 0, default 1
+    eta : the OGD oracle's learning rate, > 0, default 0.5
+    passes : passes over the log, >= 1, default 1
+    pct_top : percentile of the top predictions read as 1 - rho1, in (0, 100], default 95
+    pct_rest : percentile of the other labels' predictions read as rho0 (no propensities), default 50
+    rho_max : cap of the estimates, in [0, 0.5), default 0.49
+    random_state : ignored (the fit is deterministic)
+
+    Attributes
+    ----------
+    rho0_, rho1_ : the estimates; rule_ : "propensity" or "rest-percentile"; n_classes_; W_ (d + 1, K): the
+    oracle's weights on [x, 1]; n_epochs_ (= passes) and fit_seconds_.
 
     Examples
     --------
     >>> import numpy as np
     >>> from sklearn.datasets import load_digits
-    >>> from nolo.learners.bandit.rate_oracle import oracle_noise_rates
+    >>> from nolo.learners.bandit.rate_oracle import OracleRates
     >>> X, y = load_digits(return_X_y=True); X = X / np.linalg.norm(X, axis=1, keepdims=True)
     >>> g = np.random.default_rng(0); idx = g.integers(0, len(y), 20000); played = g.integers(0, 10, 20000)
     >>> f = (played == y[idx]).astype(int); u = g.random(20000)
     >>> f_rho = np.where(f == 1, (u >= 0.2).astype(int), (u < 0.1).astype(int))  # rho0 = 0.1, rho1 = 0.2
-    >>> est = oracle_noise_rates(X[idx], played, f_rho, 10, propensity=np.full(20000, 0.1))
-    >>> round(est["rho0"], 3), round(est["rho1"], 3)
-    (0.105, 0.239)
+    >>> est = OracleRates().fit(X[idx], played, f_rho, 10, propensity=np.full(20000, 0.1))
+    >>> round(est.rho0_, 3), round(est.rho1_, 3), est.rule_
+    (0.105, 0.239, 'propensity')
     """
-    from nolo.learners.bandit import oracles as O
-    from nolo.learners.bandit._predict import decision_rows
-    from nolo.learners.bandit._stream import csr_rows, dense_rows
 
-    check_choice(oracle, "oracle", O.ORACLES)
-    check_int(passes, "passes", low=1)
-    check_scalar(pct_top, "pct_top", low=0.0, high=100.0, low_inclusive=False)
-    check_scalar(pct_rest, "pct_rest", low=0.0, high=100.0, low_inclusive=False)
-    check_scalar(rho_max, "rho_max", low=0.0, high=0.5, high_inclusive=False)
-    if sp.issparse(X):
-        from nolo.learners.bandit.environment import canonical_csr
+    def __init__(self, oracle="ridge", lam=1.0, eta=0.5, passes=1, pct_top=LOGGED_PCT_TOP, pct_rest=50.0,
+                 rho_max=0.49, random_state=None):
+        self.oracle = oracle
+        self.lam = lam
+        self.eta = eta
+        self.passes = passes
+        self.pct_top = pct_top
+        self.pct_rest = pct_rest
+        self.rho_max = rho_max
+        self.random_state = random_state
 
-        X = canonical_csr(X, np.float64)
-        if not np.all(np.isfinite(X.data)):
-            raise ParameterError("X must contain only finite values (no NaN or inf)")
-        src = csr_rows(X)
-    else:
+    @property
+    def rule(self) -> str:
+        """The read-out used for rho0 (``rule_``; :func:`nolo.noise_rates.diagnose` reads ``rule``)."""
+        return getattr(self, "rule_", "propensity")
+
+    def _validate_params(self) -> None:
+        from nolo.learners.bandit import oracles as O
+
+        check_choice(self.oracle, "oracle", O.ORACLES)
+        check_int(self.passes, "passes", low=1)
+        check_scalar(self.pct_top, "pct_top", low=0.0, high=100.0, low_inclusive=False)
+        check_scalar(self.pct_rest, "pct_rest", low=0.0, high=100.0, low_inclusive=False)
+        check_scalar(self.rho_max, "rho_max", low=0.0, high=0.5, high_inclusive=False)
+        check_scalar(self.lam, "lam", low=0.0, low_inclusive=False)
+        check_scalar(self.eta, "eta", low=0.0, low_inclusive=False)
+
+    @staticmethod
+    def _rows(X):
+        from nolo.learners.bandit._stream import csr_rows, dense_rows
+
+        if sp.issparse(X):
+            from nolo.learners.bandit.environment import canonical_csr
+
+            X = canonical_csr(X, np.float64)
+            if not np.all(np.isfinite(X.data)):
+                raise ParameterError("X must contain only finite values (no NaN or inf)")
+            return X, csr_rows(X)
         X = np.ascontiguousarray(check_array(X, "X", ndim=2), dtype=np.float64)
-        src = dense_rows(X)
-    n, d = X.shape
-    played = np.asarray(played)
-    feedback = np.asarray(feedback)
-    if played.shape != (n,) or feedback.shape != (n,):
-        raise ParameterError(f"played and feedback must have shape ({n},), got {played.shape} and {feedback.shape}")
-    if n < 10:
-        raise ParameterError(f"oracle_noise_rates needs at least 10 logged rounds, got {n}")
-    if not np.issubdtype(played.dtype, np.integer) or played.min() < 0:
-        raise ParameterError("played must hold non-negative integer labels")
-    if not np.all((feedback == 0) | (feedback == 1)):
-        raise ParameterError("feedback must hold 0/1 bits")
-    K = int(played.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", low=2)
-    if played.max() >= K:
-        raise ParameterError(f"played labels must be < n_classes={K}")
-    if propensity is not None:
-        propensity = np.asarray(propensity, dtype=np.float64)
-        if propensity.shape != (n,) or not np.all((propensity > 0) & (propensity <= 1)):
-            raise ParameterError(f"propensity must hold ({n},) probabilities in (0, 1]")
-    if oracle == "ridge":
-        check_scalar(lam, "lam", low=0.0, low_inclusive=False)
-        st = O.ridge_oracle(K, d, lam)
-    else:
-        check_scalar(eta, "eta", low=0.0, low_inclusive=False)
-        st = O.ogd_oracle(K, d, eta)
-    Wt = np.zeros((d + 1, K))  # weights on [x, 1]
-    played = played.astype(np.int64)
-    target = feedback.astype(np.float64)
-    for _ in range(int(passes)):
-        if not O.fit_rows(st, Wt, src, played, target):
-            raise NumericalError("oracle_noise_rates: a non-finite oracle update")
-    R = np.empty((n, K))
-    decision_rows(Wt, src, R)
-    top = R.max(axis=1)
-    hist = np.zeros(HIST_BINS)
-    for v in top:
-        hist[_bin(float(v))] += 1.0
-    r1 = min(max(1.0 - float(hist_percentile(hist, float(pct_top))), 0.0), rho_max)
-    if propensity is not None:
-        r0 = (float(np.mean(feedback / propensity)) - (1.0 - r1)) / (K - 1)
-        rule = "propensity"
-    else:
-        rest = R.copy()
-        rest[np.arange(n), R.argmax(axis=1)] = np.nan
-        r0 = float(np.nanpercentile(rest, pct_rest))
-        rule = "rest-percentile"
-    return {"rho0": float(min(max(r0, 0.0), rho_max)), "rho1": float(r1), "n": n, "rule": rule}
+        return X, dense_rows(X)
+
+    def fit(self, X, played, feedback, n_classes: int | None = None, propensity=None) -> "OracleRates":
+        """Fit the oracle on the log (X (n, d), played (n,) labels, feedback (n,) bits, optional propensity (n,))
+        and read the rates; sets ``rho0_``, ``rho1_``, ``rule_``."""
+        import time
+
+        from nolo.learners.bandit import oracles as O
+
+        self._validate_params()
+        X, src = self._rows(X)
+        n, d = X.shape
+        played = np.asarray(played)
+        feedback = np.asarray(feedback)
+        if played.shape != (n,) or feedback.shape != (n,):
+            raise ParameterError(f"played and feedback must have shape ({n},), got {played.shape} and {feedback.shape}")
+        if n < 10:
+            raise ParameterError(f"the oracle rate estimate needs at least 10 logged rounds, got {n}")
+        if not np.issubdtype(played.dtype, np.integer) or played.min() < 0:
+            raise ParameterError("played must hold non-negative integer labels")
+        if not np.all((feedback == 0) | (feedback == 1)):
+            raise ParameterError("feedback must hold 0/1 bits")
+        K = int(played.max()) + 1 if n_classes is None else check_int(n_classes, "n_classes", low=2)
+        if played.max() >= K:
+            raise ParameterError(f"played labels must be < n_classes={K}")
+        if propensity is not None:
+            propensity = np.asarray(propensity, dtype=np.float64)
+            if propensity.shape != (n,) or not np.all((propensity > 0) & (propensity <= 1)):
+                raise ParameterError(f"propensity must hold ({n},) probabilities in (0, 1]")
+        if np.unique(played).size < 2:
+            raise ParameterError(f"unusable log for the oracle rate estimate: every round played label {int(played[0])}; "
+                                 "the rates need plays of at least two labels (a log with exploration)")
+        if feedback.min() == feedback.max():
+            raise ParameterError(f"unusable log for the oracle rate estimate: every feedback bit is {int(feedback[0])}, "
+                                 "so the flip rates are not identified (no round tells a right play from a wrong one)")
+        t0 = time.perf_counter()
+        if self.oracle == "ridge":
+            st = O.ridge_oracle(K, d, float(self.lam))
+        else:
+            st = O.ogd_oracle(K, d, float(self.eta))
+        Wt = np.zeros((d + 1, K))  # weights on [x, 1]
+        played = played.astype(np.int64)
+        target = feedback.astype(np.float64)
+        for _ in range(int(self.passes)):
+            if not O.fit_rows(st, Wt, src, played, target):
+                raise NumericalError("oracle rate estimate: a non-finite oracle update")
+        self.W_, self.n_classes_ = Wt, K
+        R = self._predict(src, n)
+        top = R.max(axis=1)
+        hist = np.zeros(HIST_BINS)
+        for v in top:
+            hist[_bin(float(v))] += 1.0
+        rho_max = float(self.rho_max)
+        r1 = min(max(1.0 - float(hist_percentile(hist, float(self.pct_top))), 0.0), rho_max)
+        if propensity is not None:
+            r0 = (float(np.mean(feedback / propensity)) - (1.0 - r1)) / (K - 1)
+            self.rule_ = "propensity"
+        else:
+            rest = R.copy()
+            rest[np.arange(n), R.argmax(axis=1)] = np.nan
+            r0 = float(np.nanpercentile(rest, float(self.pct_rest)))
+            self.rule_ = "rest-percentile"
+        self.rho0_, self.rho1_ = float(min(max(r0, 0.0), rho_max)), float(r1)
+        self.n_rounds_, self.n_epochs_, self.identified_ = n, int(self.passes), True
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _predict(self, src, n) -> np.ndarray:
+        from nolo.learners.bandit._predict import decision_rows
+
+        R = np.empty((n, self.n_classes_))
+        decision_rows(self.W_, src, R)
+        return R
+
+    def counterfactual_q(self, X) -> np.ndarray:
+        """The oracle's fitted E[feedback | x, played j] for every row and label j, shape (n, K)."""
+        if not hasattr(self, "rho0_"):
+            raise ParameterError("OracleRates is not fitted: call fit first")
+        X, src = self._rows(X)
+        if X.shape[1] != self.W_.shape[0] - 1:
+            raise ParameterError(f"X must have {self.W_.shape[0] - 1} features per row, got {X.shape[1]}")
+        return self._predict(src, X.shape[0])
+
+
+def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, propensity=None, oracle: str = "ridge",
+                       lam: float = 1.0, eta: float = 0.5, passes: int = 1, pct_top: float = LOGGED_PCT_TOP,
+                       pct_rest: float = 50.0, rho_max: float = 0.49) -> dict:
+    """(rho0_hat, rho1_hat) of a logged bandit data set from a per-class regression oracle: :class:`OracleRates`
+    as a function.  Returns ``{"rho0", "rho1", "n", "rule"}``.
+
+    Examples
+    --------
+    Four labels, one-hot contexts, a uniform logger (propensity 1/4), (rho0, rho1) = (0.2, 0.1):
+
+    >>> import numpy as np
+    >>> from nolo.learners.bandit.rate_oracle import oracle_noise_rates
+    >>> g = np.random.default_rng(1); y = g.integers(0, 4, 8000); X = np.eye(4)[y]
+    >>> played = g.integers(0, 4, 8000); u = g.random(8000)
+    >>> fb = np.where(played == y, u >= 0.1, u < 0.2).astype(int)
+    >>> est = oracle_noise_rates(X, played, fb, 4, propensity=np.full(8000, 0.25))
+    >>> round(est["rho0"], 2), round(est["rho1"], 2), est["rule"]
+    (0.21, 0.09, 'propensity')
+    """
+    est = OracleRates(oracle=oracle, lam=lam, eta=eta, passes=passes, pct_top=pct_top, pct_rest=pct_rest,
+                      rho_max=rho_max).fit(X, played, feedback, n_classes, propensity=propensity)
+    return {"rho0": est.rho0_, "rho1": est.rho1_, "n": est.n_rounds_, "rule": est.rule_}

@@ -23,6 +23,7 @@ from nolo.learners.kernel._common import (
     step_rule,
 )
 from nolo.learners.kernel._support import DegreeBuckets, bucket_dot, bucket_dot_clean
+from nolo.oco.projected_step import ball_log_scale
 
 __all__ = ["NoisyKernelLearner", "theory_step_size"]
 
@@ -360,10 +361,10 @@ class NoisyKernelLearner(NoisyInputLearner):
                 math.copysign(1.0, alpha) * est.sign,
                 math.log(abs(alpha)) - self.log_scale_ + est.log_weight,
             )
-        if track and new_sq > float(self.B_w):
-            # erratum E2: alpha_i <- alpha_i sqrt(B_w / n~_t), applied as a global scale
-            self.log_scale_ += 0.5 * (math.log(float(self.B_w)) - math.log(new_sq))
-            new_sq = float(self.B_w)
+        if track:
+            # erratum E2: alpha_i <- alpha_i sqrt(B_w / n~_t), applied as a global scale (the shared ball projection)
+            log_shift, new_sq = ball_log_scale(new_sq, float(self.B_w))
+            self.log_scale_ += log_shift
         self.sqnorm_ = new_sq
         self.queries_ += queries
         self.t_ = t

@@ -23,6 +23,7 @@ from nolo.exceptions import NumericalError, PersistenceError
 from nolo.kernels.base import Kernel
 from nolo.learners.base import FullInformationLearner, NoisyInputLearner
 from nolo.learners.kernel._common import CheckedOracle, check_bound, check_label, check_oracle, resolve_kernel, resolve_loss, step_rule
+from nolo.oco.projected_step import ball_log_scale
 
 __all__ = ["CleanKernelOGD", "NaiveKernelOGD"]
 
@@ -96,9 +97,9 @@ class _KernelOGDMixin:
             self.points_[m] = point
             self.coef_[m] = alpha * math.exp(-self.log_scale_)
             self.size_ = m + 1
-        if self.B_w is not None and new_sq > float(self.B_w):
-            self.log_scale_ += 0.5 * (math.log(float(self.B_w)) - math.log(new_sq))
-            new_sq = float(self.B_w)
+        if self.B_w is not None:  # the ball ||w||^2 <= B_w: a global scale, kept in the log domain
+            log_shift, new_sq = ball_log_scale(new_sq, float(self.B_w))
+            self.log_scale_ += log_shift
         if self.log_scale_ < -200.0:  # fold the scale into the coefficients before they grow too large
             self.coef_[: self.size_] *= math.exp(self.log_scale_)
             self.log_scale_ = 0.0

@@ -3,12 +3,15 @@
 * :class:`TwoCopyLinearRegression` -- Setting 1, two copies of x (Lemma 1, Theorem 1; G corrected, E10);
 * :class:`KnownCovarianceLinearRegression` -- Setting 2, one copy and a known ``Sigma_t``
   (Lemma 2, Theorem 2; correction ``-2 Sigma w``, E9);
-* :class:`NaiveOGDRegression` -- OGD on one noisy copy (attenuation-biased baseline).
+* :class:`NaiveOGDRegression` -- OGD on one noisy copy (attenuation-biased baseline);
+* :class:`BiasCompensatedRLS` -- not from CSS11: the second-order online errors-in-variables estimator
+  (bias-compensated recursive least squares; known Sigma, repeated readings or two copies).
 
 The clean-data baseline is :class:`nolo.learners.ProjectedOGD` (squared loss, ``L2Ball``).
 Gradient estimates and variance constants: :mod:`nolo.learners.linear.gradients`.
 """
 
+from nolo.learners.linear.bias_compensated_rls import BiasCompensatedRLS
 from nolo.learners.linear.gradients import (
     clean_gradient,
     known_covariance_gradient,
@@ -23,6 +26,7 @@ from nolo.learners.linear.naive import NaiveOGDRegression
 from nolo.learners.linear.two_copy import TwoCopyLinearRegression
 
 __all__ = [
+    "BiasCompensatedRLS",
     "TwoCopyLinearRegression",
     "KnownCovarianceLinearRegression",
     "NaiveOGDRegression",

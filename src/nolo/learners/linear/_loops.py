@@ -24,7 +24,7 @@ import numpy as np
 
 from nolo.oco.projected_step import ball_scale
 
-__all__ = ["two_copy_loop", "known_cov_diag_loop", "known_cov_full_loop", "rotate_rows"]
+__all__ = ["two_copy_loop", "ustat_loop", "mean_copies", "known_cov_diag_loop", "known_cov_full_loop", "rotate_rows"]
 
 
 _ROW_TILE = 32
@@ -78,6 +78,17 @@ def _scale_to_ball(w, nrm2, radius, d):
     return math.isfinite(nrm2)
 
 
+@nb.njit(cache=True, inline="always")
+def _step_and_project(w, coef, g, radius, d):
+    """``w <- Pi_ball(w - coef g)`` in one fused pass (norm accumulated with the step); False if not finite."""
+    nrm2 = 0.0
+    for j in range(d):
+        v = w[j] - coef * g[j]
+        w[j] = v
+        nrm2 += v * v
+    return _scale_to_ball(w, nrm2, radius, d)
+
+
 @nb.njit(cache=True)
 def two_copy_loop(C, a1, a2, y, etas, radius, w, avg, t0, Xeval, pred):
     """Step along ``2(<w, C[i,a1]> - y[i]) C[i,a2]``: Setting 1 (a1=0, a2=1), naive/clean OGD (a1=a2=0)."""
@@ -85,15 +96,69 @@ def two_copy_loop(C, a1, a2, y, etas, radius, w, avg, t0, Xeval, pred):
     d = C.shape[2]
     for i in range(n):
         r = _record_and_residual(w, avg, 1.0 / (t0 + i + 1), C, i, a1, y[i], Xeval, pred, d)
-        coef = 2.0 * etas[i] * r
-        nrm2 = 0.0
-        for j in range(d):
-            v = w[j] - coef * C[i, a2, j]
-            w[j] = v
-            nrm2 += v * v
-        if not _scale_to_ball(w, nrm2, radius, d):
+        if not _step_and_project(w, 2.0 * etas[i] * r, C[i, a2], radius, d):
             return -(i + 1)
     return n
+
+
+@nb.njit(cache=True)
+def ustat_loop(C, y, etas, radius, w, avg, t0, Xeval, pred):
+    """Setting 1 with all ``k = C.shape[1] >= 2`` copies: step along ``2 (U w - xbar y)``, ``U`` the U-statistic.
+
+    ``U w = (S (S.w) - sum_a x_a (x_a.w)) / (k (k-1))`` with ``S = sum_a x_a`` (``O(k d)``); unbiased for the
+    clean gradient ``2 (x x^T w - x y)`` (:mod:`nolo.estimators.replicates`), and by Rao-Blackwell its second
+    moment is at most that of Lemma 1's two-copy estimate (it averages that estimate over the ordered pairs).
+    """
+    n = C.shape[0]
+    k = C.shape[1]
+    d = C.shape[2]
+    S = np.empty(d)
+    g = np.empty(d)
+    inv_pairs = 1.0 / (k * (k - 1.0))
+    for i in range(n):
+        inv = 1.0 / (t0 + i + 1)
+        for j in range(d):
+            avg[j] += (w[j] - avg[j]) * inv
+        if Xeval.shape[0] > 0:
+            s = 0.0
+            for j in range(d):
+                s += w[j] * Xeval[i, j]
+            pred[i] = s
+        for j in range(d):
+            S[j] = 0.0
+            g[j] = 0.0
+        for a in range(k):
+            pa = 0.0
+            for j in range(d):
+                xa = C[i, a, j]
+                S[j] += xa
+                pa += xa * w[j]
+            for j in range(d):
+                g[j] -= pa * C[i, a, j]
+        sw = 0.0
+        for j in range(d):
+            sw += S[j] * w[j]
+        ybar = y[i] / k
+        for j in range(d):
+            g[j] = (S[j] * sw + g[j]) * inv_pairs - S[j] * ybar  # U w - xbar y
+        if not _step_and_project(w, 2.0 * etas[i], g, radius, d):
+            return -(i + 1)
+    return n
+
+
+@nb.njit(cache=True)
+def mean_copies(C):
+    """``(n, 1, d)`` means of the ``k`` copies of each round, summed in copy order (the same bits per row whatever ``n``)."""
+    n, k, d = C.shape
+    out = np.zeros((n, 1, d))
+    inv = 1.0 / k
+    for i in range(n):
+        for a in range(k):
+            for j in range(d):
+                out[i, 0, j] += C[i, a, j]
+        for j in range(d):
+            out[i, 0, j] *= inv
+    return out
 
 
 @nb.njit(cache=True)

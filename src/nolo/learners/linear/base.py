@@ -24,9 +24,10 @@ import math
 import numpy as np
 
 from nolo._validation import check_array, check_int, check_scalar, check_seed, check_targets_for_rows
-from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
+from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.ogd import AveragedLinearPredictor
+from nolo.noise.pool import query_copies
 from nolo.oco.steps import TheoryStep, check_step
 
 __all__ = ["NoisyLinearOGD"]
@@ -76,6 +77,7 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         if self.horizon is not None:
             check_int(self.horizon, "horizon", low=1)
         check_seed(self.seed)
+        self._check_copies_option()
 
     def _validate_params(self) -> None:
         self._validate_common()
@@ -118,16 +120,44 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         self.average_ = np.zeros(n_features)
 
     # -- one round ----------------------------------------------------------------------
-    def _query(self, oracle) -> np.ndarray:
-        k = self.copies_per_round
-        self._check_oracle_query(oracle)
-        copies = oracle.query(k)
-        if copies is None:
-            raise CopiesExhausted(
-                f"{type(self).__name__} needs {k} noisy cop{'y' if k == 1 else 'ies'} per round and the oracle "
-                "refused (pool exhausted); the round was not played"
+    # -- how many copies a round uses (the ``copies`` option of Settings 1 and 2, issue 15) -----------------
+    def _copies_option(self):
+        """The ``copies`` parameter (``copies_per_round`` = the paper's estimate, an int ``k``, or ``"all"``)."""
+        return getattr(self, "copies", self.copies_per_round)
+
+    def _check_copies_option(self) -> None:
+        c = self._copies_option()
+        if isinstance(c, str):
+            if c != "all":
+                raise ParameterError(f"copies must be an integer >= {self.copies_per_round} or 'all', got {c!r}")
+        else:
+            check_int(c, "copies", low=self.copies_per_round)
+
+    def _copies_wanted(self, oracle) -> int:
+        """Copies to query this round: an integer ``copies``, or every remaining copy of a finite pool for ``"all"``."""
+        c = self._copies_option()
+        if not isinstance(c, str):
+            return int(c)
+        remaining = getattr(oracle, "remaining", None)
+        if isinstance(remaining, bool) or not isinstance(remaining, (int, np.integer)):
+            raise ParameterError(
+                "copies='all' takes every remaining copy of a finite pool (a nolo.noise.PoolOracle, which has a "
+                f"'remaining' count); {type(oracle).__name__} has none: give copies=<int> for a simulated oracle"
             )
-        return check_array(copies, "oracle copies", shape=(k, None))
+        return max(int(remaining), self.copies_per_round)
+
+    def _select_copies(self, arr: np.ndarray) -> np.ndarray:
+        """The copies of a ``(T, m, d)`` stream the loop uses: all (``"all"``), or the first ``copies``."""
+        c = self._copies_option()
+        if isinstance(c, str) or int(c) == self.copies_per_round:
+            return arr  # the paper's loops read copies 0 (and 1) only
+        if arr.shape[1] < int(c):
+            raise ParameterError(f"copies={int(c)}: the stream must hold at least {int(c)} copies per round, got m={arr.shape[1]}")
+        return np.ascontiguousarray(arr[:, : int(c)])
+
+    def _query(self, oracle) -> np.ndarray:
+        self._check_oracle_query(oracle)
+        return query_copies(oracle, self._copies_wanted(oracle), type(self).__name__)
 
     def learn(self, oracle, y) -> "NoisyLinearOGD":
         """One round of Algorithm 1: query the copies, estimate the gradient, take the projected step.
@@ -158,8 +188,9 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         Parameters
         ----------
         copies : array of shape (T, m, d)
-            Noisy copies per round, ``m >= copies_per_round`` (extra copies are
-            ignored); single-copy learners also accept ``(T, d)``.
+            Noisy copies per round, ``m >= copies_per_round``; the papers'
+            estimates ignore extra copies, ``copies=k`` uses the first ``k`` and
+            ``copies="all"`` every one; single-copy learners also accept ``(T, d)``.
         y : array of shape (T,)
             Noisy targets.
         clean : array of shape (T, d), optional
@@ -182,6 +213,7 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
             raise ParameterError(
                 f"copies must hold at least {self.copies_per_round} copies per round (shape (T, m, d)), got m={arr.shape[1]}"
             )
+        arr = self._select_copies(arr)
         T = arr.shape[0]
         yv = check_targets_for_rows(y, T, "copies")
         if self.is_initialized and arr.shape[2] != self.n_features_in_:

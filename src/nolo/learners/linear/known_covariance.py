@@ -6,7 +6,7 @@ import numpy as np
 
 from nolo._validation import check_scalar
 from nolo.exceptions import NumericalError, ParameterError
-from nolo.learners.linear._loops import known_cov_diag_loop, known_cov_full_loop, rotate_rows
+from nolo.learners.linear._loops import known_cov_diag_loop, known_cov_full_loop, mean_copies, rotate_rows
 from nolo.learners.linear.base import NoisyLinearOGD
 from nolo.learners.linear.covariance import CovarianceSchedule
 from nolo.learners.linear.gradients import setting2_G
@@ -43,6 +43,12 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
         computed from a constant or a sequence when omitted.
     radius, step, x_bound, y_bound, horizon, seed
         As for :class:`nolo.learners.linear.TwoCopyLinearRegression`.
+    copies : int >= 1 or "all"
+        Copies per round.  ``1`` (default) is the paper, bit for bit.  ``k >= 2`` queries ``k`` copies and
+        ``"all"`` takes every remaining copy of a finite pool (:class:`nolo.noise.PoolOracle`; in
+        :meth:`learn_stream` every copy given): the step uses their mean ``xbar``, whose noise covariance is
+        ``Sigma_t / k``, i.e. ``2(<w, xbar> - y~) xbar - 2 (Sigma_t / k) w`` (not in CSS11; issue 15).  ``G``
+        stays a valid bound (``E||xbar||^2 <= E||x~||^2``, ``||Sigma_t / k|| <= B_Sigma``).
 
     A constant full ``Sigma`` is played in its eigenframe (state
     ``frame_w_``, ``frame_average_``; ``w_`` is their rotation back), so a
@@ -70,7 +76,8 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
     _G_params = ("radius", "x_bound", "y_bound", "sigma_bound")
 
     def __init__(
-        self, noise_cov=0.0, radius=1.0, step=None, x_bound=None, y_bound=None, horizon=None, sigma_bound=None, seed=None
+        self, noise_cov=0.0, radius=1.0, step=None, x_bound=None, y_bound=None, horizon=None, sigma_bound=None, seed=None,
+        copies=1,
     ):
         self.noise_cov = noise_cov
         self.radius = radius
@@ -80,6 +87,7 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
         self.horizon = horizon
         self.sigma_bound = sigma_bound
         self.seed = seed
+        self.copies = copies
 
     def _validate_params(self) -> None:
         self._validate_common()
@@ -150,6 +158,10 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
     def _run_loop(self, copies, y, etas, w, avg, Xeval, pred):
         self._frame_pending = None
         kind, S = self._schedule(self.n_features_in_).block(int(self.t_), copies.shape[0])
+        k = 1 if self._copies_option() == 1 else copies.shape[1]
+        if k > 1:  # the mean of k copies, whose noise covariance is Sigma_t / k
+            copies = mean_copies(copies)
+            S = S / k
         if kind == "full" and S.shape[0] == 1:
             # constant full Sigma = Q diag(lam) Q^T: play in the eigenframe, where Sigma is diagonal (the
             # projection on the ball commutes with the rotation).  The iterates stay in the eigenframe between

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nolo.learners.linear._loops import two_copy_loop
+from nolo.learners.linear._loops import two_copy_loop, ustat_loop
 from nolo.learners.linear.base import NoisyLinearOGD
 from nolo.learners.linear.gradients import setting1_G
 
@@ -33,6 +33,14 @@ class TwoCopyLinearRegression(NoisyLinearOGD):
         ``T``, the number of rounds the theory step is tuned for.
     seed : None, int, SeedSequence or Generator
         Unused (deterministic given the copies); kept for the learner contract.
+    copies : int >= 2 or "all"
+        Copies per round.  ``2`` (default) is the paper: Lemma 1's ``2(<w, x~> - y~) x~'``, bit for bit.
+        ``k >= 3`` queries ``k`` copies and ``"all"`` takes every remaining copy of a finite pool
+        (:class:`nolo.noise.PoolOracle`; in :meth:`learn_stream` every copy given, so ``"all"`` on a stream
+        with ``m = 2`` is the symmetrised two-copy estimate): both step along the U-statistic estimate
+        ``2 (U w - xbar y~)``, ``U = mean_{a != b} x~_a x~_b^T`` (not in CSS11; issue 15).  It is unbiased and,
+        averaging Lemma 1's estimate over the ordered pairs, has a second moment at most Lemma 1's, so the
+        theory step and ``G`` stay valid; its variance falls like ``1/k`` (figures in ``docs/eiv.md``).
 
     Examples
     --------
@@ -50,16 +58,19 @@ class TwoCopyLinearRegression(NoisyLinearOGD):
 
     copies_per_round = 2
 
-    def __init__(self, radius=1.0, step=None, x_bound=None, y_bound=None, horizon=None, seed=None):
+    def __init__(self, radius=1.0, step=None, x_bound=None, y_bound=None, horizon=None, seed=None, copies=2):
         self.radius = radius
         self.step = step
         self.x_bound = x_bound
         self.y_bound = y_bound
         self.horizon = horizon
         self.seed = seed
+        self.copies = copies
 
     def variance_constant(self) -> float:
         return setting1_G(self.radius, self.x_bound, self.y_bound)
 
     def _run_loop(self, copies, y, etas, w, avg, Xeval, pred):
+        if isinstance(self.copies, str) or int(self.copies) != 2:
+            return ustat_loop(copies, y, etas, float(self.radius), w, avg, int(self.t_), Xeval, pred)
         return two_copy_loop(copies, 0, 1, y, etas, float(self.radius), w, avg, int(self.t_), Xeval, pred)

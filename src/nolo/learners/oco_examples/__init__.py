@@ -4,41 +4,23 @@
   L2 ball (or L1 ball, box), projected OGD with the notes' step and regret bound;
 * :class:`OnlineRidgeRegression`, :class:`OnlineLasso` (proximal soft-thresholding step),
   :class:`OnlineLassoL1Ball` (OGD on the L1 ball, exact projection) -- regularised linear prediction;
-* :class:`TraceNormOGD`, :class:`MaxEntryOGD` -- online matrix prediction (collaborative filtering);
-* :mod:`~nolo.learners.oco_examples.projections` -- L1-ball, simplex, trace-norm and max-entry projections;
-* :mod:`~nolo.learners.oco_examples.hindsight` -- certified best-in-hindsight solvers for the examples
-  that :mod:`nolo.oco.hindsight` does not cover (L1 ball, L1 penalty, trace-norm ball, max-entry box).
+* :class:`TraceNormOGD`, :class:`MaxEntryOGD` -- online matrix prediction (collaborative filtering).
+
+The math they use lives in :mod:`nolo.oco`: the sets and projections (``L1Ball``,
+``project_trace_norm_ball``, ...) in :mod:`nolo.oco.projections`, the one compiled
+step in :mod:`nolo.oco.projected_step`, the certified hindsight solvers
+(``composite_hindsight``, ``trace_norm_hindsight``, ``max_entry_hindsight``) in
+:mod:`nolo.oco.hindsight` and the notes' bound (``notes_regret_bound``) in :mod:`nolo.oco.regret`.
 """
 
-from nolo.learners.oco_examples.linear import (
-    OnlineLasso,
-    OnlineLassoL1Ball,
-    OnlineLinearSVM,
-    OnlineRidgeRegression,
-    notes_regret_bound,
-)
+from nolo.learners.oco_examples.linear import OnlineLasso, OnlineLassoL1Ball, OnlineLinearSVM, OnlineRidgeRegression
 from nolo.learners.oco_examples.matrix import MaxEntryOGD, TraceNormOGD
-from nolo.learners.oco_examples.projections import (
-    L1Ball,
-    project_l1_ball,
-    project_max_entry,
-    project_simplex,
-    project_trace_norm_ball,
-    soft_threshold,
-)
 
 __all__ = [
     "OnlineLinearSVM",
     "OnlineRidgeRegression",
     "OnlineLasso",
     "OnlineLassoL1Ball",
-    "notes_regret_bound",
     "TraceNormOGD",
     "MaxEntryOGD",
-    "L1Ball",
-    "project_l1_ball",
-    "project_simplex",
-    "soft_threshold",
-    "project_trace_norm_ball",
-    "project_max_entry",
 ]

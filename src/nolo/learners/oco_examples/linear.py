@@ -25,37 +25,18 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_int, check_scalar
+from nolo._validation import check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
+from nolo.learners.oco_examples._common import NotesOGDMixin, check_round_target
 from nolo.learners.oco_examples._loops import LOSS_CODES, linear_ogd_loop
-from nolo.learners.oco_examples.projections import L1Ball
 from nolo.oco.losses_api import check_loss, check_targets
-from nolo.oco.projections import Box, ConstraintSet, L2Ball, Unconstrained
-from nolo.oco.steps import ConstantStep, InverseSqrtStep, TheoryStep, check_step
+from nolo.oco.projections import Box, ConstraintSet, L1Ball, L2Ball, Unconstrained
 
-__all__ = ["OnlineLinearSVM", "OnlineRidgeRegression", "OnlineLasso", "OnlineLassoL1Ball", "notes_regret_bound"]
+__all__ = ["OnlineLinearSVM", "OnlineRidgeRegression", "OnlineLasso", "OnlineLassoL1Ball"]
 
 #: |d phi / d m| <= LIPSCHITZ[name] for the Lipschitz losses (the squared loss is handled separately)
 LIPSCHITZ = {"hinge": 1.0, "logistic": 1.0, "smoothed_hinge": 1.0, "absolute": 1.0}
-
-
-def notes_regret_bound(*, R: float, D: float, etas_constant: bool, eta_last: float, sum_sq: float,
-                       sum_eta_sq: float) -> float:
-    """The regret bound of the OCO notes' proof (section 3), evaluated for a run.
-
-    Constant step ``eta`` (the notes' Claim 1 setting): summing
-    ``<g_t, f_t - f*> <= (||f_t - f*||^2 - ||f_{t+1} - f*||^2)/(2 eta) + eta ||g_t||^2 / 2``
-    gives ``R^2/(2 eta) + (eta/2) sum_t ||g_t||^2`` with ``R >= ||f_1 - f*||``;
-    with ``||g_t|| <= B`` and ``eta = R/(B sqrt(n))`` this is the notes' ``R B sqrt(n)``.
-    Non-increasing steps ``eta_t`` (Zinkevich 2003, Theorem 1): the same
-    telescoping with ``||f_t - f*|| <= D`` (the diameter of F) gives
-    ``D^2/(2 eta_T) + sum_t eta_t ||g_t||^2 / 2``.  ``sum_sq`` is
-    ``sum_t ||g_t||^2`` (or ``n B^2``), ``sum_eta_sq`` is ``sum_t eta_t ||g_t||^2``.
-    """
-    if etas_constant:
-        return R * R / (2.0 * eta_last) + 0.5 * eta_last * sum_sq
-    return D * D / (2.0 * eta_last) + 0.5 * sum_eta_sq
 
 
 def _radius_of(constraint, d: int) -> float:
@@ -68,7 +49,7 @@ def _radius_of(constraint, d: int) -> float:
     return math.inf
 
 
-class _LinearOCO(FullInformationLearner):
+class _LinearOCO(NotesOGDMixin, FullInformationLearner):
     """Projected (composite) OGD on a linear predictor: the shared machinery of this module's learners.
 
     Subclasses give ``_spec() -> (loss, constraint, l2, l1)``.  One round
@@ -105,28 +86,17 @@ class _LinearOCO(FullInformationLearner):
         self._loss_code(loss)
         if not isinstance(constraint, (L2Ball, L1Ball, Box, Unconstrained)):
             raise ParameterError(
-                f"constraint must be an L2Ball, L1Ball, Box (nolo.oco / oco_examples) or None, got {constraint!r}"
+                f"constraint must be an L2Ball, L1Ball, Box (nolo.oco) or None, got {constraint!r}"
             )
-        constraint.validate()
+        constraint._validate_params()
         if isinstance(constraint, Box):
             low, high = constraint.bounds()
             if np.any(low > 0) or np.any(high < 0):
                 raise ParameterError("the box must contain 0 (low <= 0 <= high): OGD starts at f_1 = 0")
         check_scalar(self.x_bound, "x_bound", low=0.0, low_inclusive=False)
-        if self.y_bound is not None:
-            check_scalar(self.y_bound, "y_bound", low=0.0)
-        if self.horizon is not None:
-            check_int(self.horizon, "horizon", low=1)
-        if self.step is None:
-            if isinstance(constraint, Unconstrained):
-                raise ParameterError("step=None (the notes' R/(B sqrt T)) needs a bounded constraint; give a step")
-            if loss.name == "squared" and self.y_bound is None:
-                raise ParameterError(
-                    "step=None with the squared loss needs y_bound (|y| <= y_bound) for the gradient bound "
-                    "B = 2 (R x_bound + y_bound) x_bound; give y_bound or an explicit step"
-                )
-        else:
-            check_step(self.step)
+        if self.step is None and isinstance(constraint, Unconstrained):
+            raise ParameterError("step=None (the notes' R/(B sqrt T)) needs a bounded constraint; give a step")
+        self._validate_step_params(loss.name, "2 (R x_bound + y_bound) x_bound")
 
     def _validate_params(self) -> None:
         self._validate_common()
@@ -160,42 +130,6 @@ class _LinearOCO(FullInformationLearner):
         else:
             lip = LIPSCHITZ[loss.name]
         return lip * xb + float(l2) * R
-
-    def step_rule(self, n_features: int | None = None):
-        """The step in force: the given one, else the notes' ``TheoryStep(R, B, horizon)``
-        (``eta = R/(B sqrt(T))``, Claim 1) or, without a horizon, ``InverseSqrtStep(R/B)``."""
-        if self.step is not None:
-            return check_step(self.step)
-        R, B = self.comparator_radius(n_features), self.gradient_bound(n_features)
-        if self.horizon is not None:
-            return TheoryStep(R=R, B=B, T=int(self.horizon))
-        return InverseSqrtStep(R / B)
-
-    def regret_bound(self, worst_case: bool = False) -> float:
-        """The notes' regret bound for the rounds played so far (cumulative; divide by ``t_`` for ``Reg_n``).
-
-        ``worst_case=False`` evaluates the proof's bound with the gradients the
-        run actually met (``sum ||g_t||^2``); ``True`` replaces every
-        ``||g_t||^2`` by ``B^2`` (:meth:`gradient_bound`), which with the
-        default step and ``t_ = horizon`` is exactly the notes' ``R B sqrt(n)``.
-        See :func:`notes_regret_bound`.  For the lasso's proximal step the same
-        bound holds for ``phi + l1 ||.||_1`` (composite mirror descent, Duchi,
-        Shalev-Shwartz, Singer & Tewari 2010, with ``r(f_1) = 0``), ``g_t``
-        then being the gradient of ``phi`` only.
-        """
-        self._require_initialized("regret_bound")
-        if self.t_ == 0:
-            return 0.0
-        rule = self.step_rule()
-        constant = isinstance(rule, (ConstantStep, TheoryStep))
-        if worst_case:
-            B2 = self.gradient_bound() ** 2
-            etas = rule.schedule(1, int(self.t_))
-            sum_sq, sum_eta_sq = self.t_ * B2, float(etas.sum()) * B2
-        else:
-            sum_sq, sum_eta_sq = float(self.stats_[1]), float(self.stats_[2])
-        return notes_regret_bound(R=self.comparator_radius(), D=self.diameter(), etas_constant=constant,
-                                  eta_last=float(self.eta_last_), sum_sq=sum_sq, sum_eta_sq=sum_eta_sq)
 
     # -- state ------------------------------------------------------------------------------------
     def _init_state(self, n_features: int) -> None:
@@ -231,15 +165,7 @@ class _LinearOCO(FullInformationLearner):
         self._validate_params()
         loss, constraint, l2, l1 = self._spec()
         code, s = self._loss_code(loss)
-        d = self.n_features_in_
-        set_code, radius, low, high = 0, 0.0, np.zeros(d), np.zeros(d)
-        if isinstance(constraint, L2Ball):
-            set_code, radius = 1, float(constraint.radius)
-        elif isinstance(constraint, Box):
-            lo, hi = constraint.bounds(d)
-            set_code, low, high = 2, np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
-        elif isinstance(constraint, L1Ball):
-            set_code, radius = 3, float(constraint.radius)
+        set_code, radius, low, high = constraint.compiled_spec(self.n_features_in_)
         plan = (loss.kind, self.step_rule(), code, s, set_code, radius, low, high, float(l2), float(l1))
         self.__dict__["_plan_cache"] = (key, plan)
         return plan
@@ -278,7 +204,7 @@ class _LinearOCO(FullInformationLearner):
             self._ensure_initialized(x.shape[0])
         plan = self._plan()
         x = _fast_vector(x, self.n_features_in_)
-        yv = _fast_target(y, plan[0])
+        yv = check_round_target(y, plan[0])
         self._run(x[None, :], yv, plan)
         return self
 
@@ -332,16 +258,6 @@ def _fast_vector(x, d: int) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise ParameterError("x must contain only finite values (no NaN or inf)")
     return arr
-
-
-def _fast_target(y, kind: str) -> np.ndarray:
-    if isinstance(y, (list, tuple)):
-        raise ParameterError(f"y must be one real number (this round's target), got a {type(y).__name__}")
-    if isinstance(y, (float, int, np.floating, np.integer)) and not isinstance(y, bool):
-        v = float(y)
-        if math.isfinite(v) and (kind != "classification" or v in (-1.0, 1.0)):
-            return np.array([v])
-    return check_targets(y, kind, "y", n=1)
 
 
 class OnlineLinearSVM(_LinearOCO):

@@ -10,7 +10,7 @@ matrices.  Both learners here play projected OGD (notes, section 3) on
 
 * :class:`TraceNormOGD` -- ``F = {W : ||W||_* <= tau}``; the projection is a
   thin SVD and the L1-ball projection of the singular values
-  (:func:`~nolo.learners.oco_examples.projections.project_trace_norm_ball`),
+  (:func:`~nolo.oco.projections.project_trace_norm_ball`),
   ``O(M N min(M, N))``.  ``projection_every = k`` projects every ``k``-th round
   (``k = 1`` is exact projected OGD; see the class for what ``k > 1`` keeps);
 * :class:`MaxEntryOGD` -- the max-entry box ``F = {W : |W_ij| <= c}``, whose
@@ -26,17 +26,16 @@ import numpy as np
 from nolo._validation import check_array, check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
+from nolo.learners.oco_examples._common import NotesOGDMixin, check_round_target
 from nolo.learners.oco_examples._loops import matrix_ogd_loop, undo_matrix_rounds
-from nolo.learners.oco_examples.linear import notes_regret_bound
-from nolo.learners.oco_examples.projections import project_trace_norm_ball
-from nolo.oco.steps import ConstantStep, InverseSqrtStep, TheoryStep, check_step
+from nolo.oco.projections import project_trace_norm_ball
 
 __all__ = ["TraceNormOGD", "MaxEntryOGD"]
 
 MATRIX_LOSSES = ("squared", "absolute")
 
 
-class _MatrixOGD(FullInformationLearner):
+class _MatrixOGD(NotesOGDMixin, FullInformationLearner):
     """Shared machinery: cells, the compiled round loop, steps, the notes' bound, rollback.
 
     ``n_features_in_`` is the number of cells ``M N``.  State: ``W_`` (the
@@ -47,7 +46,7 @@ class _MatrixOGD(FullInformationLearner):
     -1 before any), ``n_projections_``.
     """
 
-    #: rounds reveal a cell (i, j) and its rating: not the vector protocol of nolo.checks (see its CHECKED_PROTOCOLS)
+    #: rounds reveal a cell (i, j) and its rating (nolo.checks plays it: learn((i, j), y), predict(rows, cols))
     protocol = "matrix_cell"
     _features_are_cells = True  # n_features_in_ = M N: the saved W_ is M x N
     _sentinel_state = ("rank_",)  # -1 until the first projection
@@ -61,20 +60,9 @@ class _MatrixOGD(FullInformationLearner):
     def _validate_common(self) -> None:
         self._validate_shape()
         check_choice(self.loss, "loss", MATRIX_LOSSES)
-        if self.y_bound is not None:
-            check_scalar(self.y_bound, "y_bound", low=0.0)
-        if self.horizon is not None:
-            check_int(self.horizon, "horizon", low=1)
-        if self.step is None:
-            if self.loss == "squared" and self.y_bound is None:
-                raise ParameterError(
-                    "step=None with the squared loss needs y_bound (|y| <= y_bound) for the gradient bound "
-                    "B = 2 (entry_bound + y_bound); give y_bound or an explicit step"
-                )
-        else:
-            check_step(self.step)
+        self._validate_step_params(self.loss, "2 (entry_bound + y_bound)")
 
-    def comparator_radius(self) -> float:  # pragma: no cover - overridden
+    def comparator_radius(self, n_features=None) -> float:  # pragma: no cover - overridden
         raise NotImplementedError
 
     def entry_bound(self) -> float:  # pragma: no cover - overridden
@@ -83,7 +71,7 @@ class _MatrixOGD(FullInformationLearner):
     def diameter(self) -> float:
         return 2.0 * self.comparator_radius()
 
-    def gradient_bound(self) -> float:
+    def gradient_bound(self, n_features=None) -> float:
         """``B >= |phi'| = ||phi' e_i e_j^T||_F``: 1 (absolute) or ``2 (entry_bound + y_bound)`` (squared)."""
         if self.loss == "absolute":
             return 1.0
@@ -91,38 +79,13 @@ class _MatrixOGD(FullInformationLearner):
             raise ParameterError("the squared loss's gradient bound needs y_bound")
         return 2.0 * (self.entry_bound() + float(self.y_bound))
 
-    def step_rule(self):
-        """The given step, else the notes' ``R/(B sqrt(horizon))`` (or ``R/(B sqrt(t))`` without a horizon)."""
-        if self.step is not None:
-            return check_step(self.step)
-        R, B = self.comparator_radius(), self.gradient_bound()
-        if self.horizon is not None:
-            return TheoryStep(R=R, B=B, T=int(self.horizon))
-        return InverseSqrtStep(R / B)
-
-    def regret_bound(self, worst_case: bool = False) -> float:
-        """The notes' bound for the rounds played (cumulative), as in
-        :meth:`nolo.learners.oco_examples.OnlineLinearSVM.regret_bound`.
-
-        Between projections the iterate may leave ``F`` (``projection_every >
-        1``); the proof's telescoping still holds (those rounds are equalities),
-        and with non-constant steps the distance to the comparator is bounded
-        by ``D + max drift`` (the drift ``sum eta_t |phi'_t|`` since the last
-        projection, tracked in ``stats_[5]``).
-        """
-        self._require_initialized("regret_bound")
-        if self.t_ == 0:
-            return 0.0
-        rule = self.step_rule()
-        constant = isinstance(rule, (ConstantStep, TheoryStep))
-        if worst_case:
-            B2 = self.gradient_bound() ** 2
-            sum_sq, sum_eta_sq = self.t_ * B2, float(rule.schedule(1, int(self.t_)).sum()) * B2
-        else:
-            sum_sq, sum_eta_sq = float(self.stats_[1]), float(self.stats_[2])
-        D = self.diameter() + float(self.stats_[5]) * (self._projection_every() > 1)
-        return notes_regret_bound(R=self.comparator_radius(), D=D, etas_constant=constant,
-                                  eta_last=float(self.eta_last_), sum_sq=sum_sq, sum_eta_sq=sum_eta_sq)
+    def _bound_diameter(self) -> float:
+        """``D`` of the anytime bound.  Between projections the iterate may leave ``F``
+        (``projection_every > 1``); the proof's telescoping still holds (those rounds are
+        equalities), and with non-constant steps the distance to the comparator is bounded
+        by ``D + max drift`` (the drift ``sum eta_t |phi'_t|`` since the last projection,
+        tracked in ``stats_[5]``)."""
+        return self.diameter() + float(self.stats_[5]) * (self._projection_every() > 1)
 
     def _projection_every(self) -> int:
         return 1
@@ -148,19 +111,30 @@ class _MatrixOGD(FullInformationLearner):
 
     # -- cells ----------------------------------------------------------------------------------
     def _check_cells(self, rows, cols, n=None):
+        """``rows``, ``cols`` as int64 index arrays of the same length inside the matrix (floats must be whole)."""
         M, N = self._validate_shape()
-        r = np.atleast_1d(np.asarray(rows))
-        c = np.atleast_1d(np.asarray(cols))
-        for name, arr, size in (("rows", r, M), ("cols", c, N)):
-            if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-                if arr.ndim == 1 and arr.dtype.kind == "f" and np.all(arr == np.round(arr)):
-                    continue
-                raise ParameterError(f"{name} must be a 1-d sequence of integer indices, got dtype {arr.dtype}")
-            if arr.size and (arr.min() < 0 or arr.max() >= size):
-                raise ParameterError(f"{name} must be indices in [0, {size - 1}], got values in [{arr.min()}, {arr.max()}]")
+        out = []
+        for name, value, size in (("rows", rows, M), ("cols", cols, N)):
+            try:
+                arr = np.atleast_1d(np.asarray(value))
+            except (TypeError, ValueError) as exc:
+                raise ParameterError(f"{name} must be a 1-d sequence of integer indices: {exc}") from None
+            if arr.ndim != 1:
+                raise ParameterError(f"{name} must be a 1-d sequence of integer indices, got shape {arr.shape}")
+            if arr.size:
+                if arr.dtype.kind == "f":
+                    if not (np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
+                        raise ParameterError(f"{name} must be integer indices, got non-integer or non-finite values")
+                elif arr.dtype.kind not in "iu":
+                    raise ParameterError(f"{name} must be a 1-d sequence of integer indices, got dtype {arr.dtype}")
+                if arr.min() < 0 or arr.max() >= size:
+                    raise ParameterError(
+                        f"{name} must be indices in [0, {size - 1}], got values in [{arr.min()}, {arr.max()}]")
+            out.append(np.ascontiguousarray(arr, dtype=np.int64))
+        r, c = out
         if r.shape != c.shape or (n is not None and r.shape[0] != n):
             raise ParameterError(f"rows and cols must have the same length (one cell per round), got {r.shape} and {c.shape}")
-        return np.ascontiguousarray(r, dtype=np.int64), np.ascontiguousarray(c, dtype=np.int64)
+        return r, c
 
     # -- learning -------------------------------------------------------------------------------
     def _project(self, W: np.ndarray) -> np.ndarray:  # pragma: no cover - trace norm only
@@ -216,7 +190,7 @@ class _MatrixOGD(FullInformationLearner):
         if not isinstance(x, (tuple, list, np.ndarray)) or len(x) != 2:
             raise ParameterError(f"x must be a cell (i, j) of the {self.n_rows} x {self.n_cols} matrix, got {x!r}")
         rows, cols = self._check_cells([x[0]], [x[1]])
-        yv = check_array(np.atleast_1d(y), "y", shape=(1,))
+        yv = check_round_target(y, "regression")
         self._ensure_initialized(0)
         self._run(rows, cols, yv)
         return self
@@ -304,6 +278,12 @@ class TraceNormOGD(_MatrixOGD):
         self.projection_every = projection_every
         self.seed = seed
 
+    @classmethod
+    def _test_params(cls) -> list[dict]:
+        """The notes' step from the bounds, and an explicit step with the absolute loss and a periodic projection."""
+        return [{"n_rows": 3, "n_cols": 4, "radius": 2.0, "y_bound": 1.0, "horizon": 30},
+                {"n_rows": 3, "n_cols": 4, "radius": 2.0, "loss": "absolute", "step": 0.1, "projection_every": 4}]
+
     def _validate_params(self) -> None:
         check_scalar(self.radius, "radius", low=0.0, low_inclusive=False)
         check_int(self.projection_every, "projection_every", low=1)
@@ -312,7 +292,7 @@ class TraceNormOGD(_MatrixOGD):
     def _projection_every(self) -> int:
         return int(self.projection_every)
 
-    def comparator_radius(self) -> float:
+    def comparator_radius(self, n_features=None) -> float:
         """``sup_{||W||_* <= tau} ||W||_F = tau``."""
         return float(self.radius)
 
@@ -362,11 +342,17 @@ class MaxEntryOGD(_MatrixOGD):
         self.horizon = horizon
         self.seed = seed
 
+    @classmethod
+    def _test_params(cls) -> list[dict]:
+        """The notes' step from the bounds, and an explicit step with the absolute loss."""
+        return [{"n_rows": 3, "n_cols": 4, "bound": 1.0, "y_bound": 1.0, "horizon": 30},
+                {"n_rows": 3, "n_cols": 4, "bound": 0.5, "loss": "absolute", "step": 0.2}]
+
     def _validate_params(self) -> None:
         check_scalar(self.bound, "bound", low=0.0, low_inclusive=False)
         self._validate_common()
 
-    def comparator_radius(self) -> float:
+    def comparator_radius(self, n_features=None) -> float:
         """``sup_F ||W||_F = c sqrt(M N)``."""
         return float(self.bound) * math.sqrt(int(self.n_rows) * int(self.n_cols))
 

@@ -1,0 +1,92 @@
+"""The estimators the practitioners' comparison runs, by name: each fits ``(readings, y)`` and returns ``(coef, intercept)``.
+
+A fit function takes the readings ``R`` (``(n, m, d)``), the targets ``y``, the
+noise variance of one reading ``noise_var`` (only the known-covariance learner
+is told it; every other nolo estimator estimates what it needs from the
+replicates) and a seed.  Defaults are the ones a new user gets (issue 15:
+"tried as a new user would"): scikit-learn's ``LinearRegression()``,
+``CorrectedLeastSquares()`` (``noise_cov="estimate"``), ``BiasCompensatedRLS()``
+(``noise="repeated"``), and the CSS11 scikit-learn estimators with their
+default radius and theory step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.linear_model import LinearRegression
+
+from nolo.batch import CorrectedLeastSquares
+from nolo.exceptions import NumericalError
+from nolo.learners.linear.bias_compensated_rls import BiasCompensatedRLS
+from nolo.sklearn_api import KnownCovarianceRegressor, TwoCopyRegressor
+
+__all__ = ["ESTIMATORS", "NOLO_ESTIMATORS", "LABELS", "fit"]
+
+#: sweeps of the fixed-point solve per item for "to convergence" (one sweep is the one-pass default)
+CONVERGED_SWEEPS = 20
+
+
+def _ols_mean(R, y, noise_var, seed):
+    m = LinearRegression().fit(R.mean(axis=1), y)
+    return m.coef_, float(m.intercept_)
+
+
+def _ols_one(R, y, noise_var, seed):
+    m = LinearRegression().fit(R[:, 0], y)
+    return m.coef_, float(m.intercept_)
+
+
+def _corrected_ls(R, y, noise_var, seed):
+    try:
+        return CorrectedLeastSquares().fit(R, y).coef_, 0.0
+    except NumericalError:  # indefinite corrected moment matrix (small n, heavy noise): no estimate
+        return np.full(R.shape[2], np.nan), np.nan
+
+
+def _bcrls(sweeps: int):
+    def fit_(R, y, noise_var, seed):
+        m = BiasCompensatedRLS(sweeps=sweeps)
+        m.learn_stream(R, y)
+        return m.coef_, float(m.intercept_)
+
+    return fit_
+
+
+def _two_copy(R, y, noise_var, seed):
+    m = TwoCopyRegressor(seed=seed).fit(R, y)
+    return m.coef_, 0.0
+
+
+def _known_cov(R, y, noise_var, seed):
+    m = KnownCovarianceRegressor(noise_cov=noise_var, seed=seed).fit(R, y)
+    return m.coef_, 0.0
+
+
+#: name -> fit function, in table order
+ESTIMATORS = {
+    "ols_mean": _ols_mean,
+    "ols_one": _ols_one,
+    "corrected_ls": _corrected_ls,
+    "bcrls_1pass": _bcrls(1),
+    "bcrls_converged": _bcrls(CONVERGED_SWEEPS),
+    "two_copy_ogd": _two_copy,
+    "known_cov_ogd": _known_cov,
+}
+
+#: the estimators nolo provides (the target-scale claim is about these)
+NOLO_ESTIMATORS = ("corrected_ls", "bcrls_1pass", "bcrls_converged", "two_copy_ogd", "known_cov_ogd")
+
+LABELS = {
+    "ols_mean": "sklearn OLS on the mean of readings",
+    "ols_one": "sklearn OLS on one reading",
+    "corrected_ls": "nolo.batch.CorrectedLeastSquares",
+    "bcrls_1pass": "BiasCompensatedRLS, one pass",
+    "bcrls_converged": f"BiasCompensatedRLS, {CONVERGED_SWEEPS} sweeps per item",
+    "two_copy_ogd": "CSS11 TwoCopyRegressor (OGD)",
+    "known_cov_ogd": "CSS11 KnownCovarianceRegressor (OGD)",
+}
+
+
+def fit(name: str, R: np.ndarray, y: np.ndarray, noise_var, seed: int) -> tuple[np.ndarray, float]:
+    """``(coef, intercept)`` of estimator ``name`` fitted on readings ``R`` ``(n, m, d)`` and targets ``y``."""
+    return ESTIMATORS[name](R, y, noise_var, seed)

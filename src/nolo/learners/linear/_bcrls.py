@@ -1,0 +1,169 @@
+"""Compiled per-item update of :class:`nolo.learners.linear.BiasCompensatedRLS` (numba, cache=True).
+
+State (updated in place): ``U`` upper Cholesky factor of ``A_t = alpha I + sum_i xbar_i xbar_i^T = U^T U``
+(``p x p``, ``p = d + intercept``), ``C`` the accumulated noise correction (PSD, ``p x p``), ``b`` the
+accumulated ``xbar y``, ``theta`` the coefficient iterate, ``u`` the power-iteration vector of
+``M = U^{-T} C U^{-1}`` and ``aux = [rho_hat, gamma]``.  Items are rows ``R[offsets[i]:offsets[i+1]]``
+(ragged readings); ``mode`` 0 = known ``Sigma`` (``C += Sigma / k``), 1 = replicates (``C += sum_k (x_k - xbar)
+(x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings).  Every item costs ``O(k p^2 + sweeps p^2)``.
+Returns the number of items, or ``-(i+1)`` when item ``i`` produced a non-finite value (callers work on copies).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from nolo.oco.projected_step import ball_scale
+
+__all__ = ["bcrls_loop", "chol_rank_one_update"]
+
+
+@nb.njit(cache=True, inline="always")
+def chol_rank_one_update(U, x, p):
+    """``U^T U + x x^T`` in place for the UPPER factor ``U`` (``x`` is overwritten): ``O(p^2)``, row-contiguous,
+    positive definiteness preserved (the classical LINPACK ``dchud`` rotations)."""
+    for k in range(p):
+        ukk = U[k, k]
+        r = math.sqrt(ukk * ukk + x[k] * x[k])
+        c = r / ukk
+        s = x[k] / ukk
+        U[k, k] = r
+        inv_c = 1.0 / c
+        for i in range(k + 1, p):
+            uki = (U[k, i] + s * x[i]) * inv_c
+            U[k, i] = uki
+            x[i] = c * x[i] - s * uki
+
+
+@nb.njit(cache=True, inline="always")
+def _solve_upper_t(U, r, out, p):
+    """Solve ``U^T out = r`` (forward substitution, row axpys)."""
+    for i in range(p):
+        out[i] = r[i]
+    for i in range(p):
+        zi = out[i] / U[i, i]
+        out[i] = zi
+        for j in range(i + 1, p):
+            out[j] -= zi * U[i, j]
+
+
+@nb.njit(cache=True, inline="always")
+def _solve_upper(U, r, out, p):
+    """Solve ``U out = r`` (back substitution, row dot products)."""
+    for i in range(p - 1, -1, -1):
+        s = r[i]
+        for j in range(i + 1, p):
+            s -= U[i, j] * out[j]
+        out[i] = s / U[i, i]
+
+
+@nb.njit(cache=True, inline="always")
+def _symv(C, v, out, p):
+    """``out = C v`` for symmetric ``C`` as a sum of its rows (contiguous axpys)."""
+    for i in range(p):
+        out[i] = 0.0
+    for j in range(p):
+        vj = v[j]
+        for i in range(p):
+            out[i] += vj * C[j, i]
+
+
+@nb.njit(cache=True)
+def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warmup, t0, U, C, b, theta, u, aux):
+    n = offsets.shape[0] - 1
+    d = R.shape[1]
+    p = U.shape[0]
+    xbar = np.empty(p)
+    work = np.empty(p)
+    v1 = np.empty(p)
+    v2 = np.empty(p)
+    dv = np.empty(d)
+    for i in range(n):
+        o0 = offsets[i]
+        k = offsets[i + 1] - o0
+        if mode == 1 and k > k_max:
+            k = k_max
+        inv_k = 1.0 / k
+        for j in range(d):
+            s = 0.0
+            for a in range(k):
+                s += R[o0 + a, j]
+            xbar[j] = s * inv_k
+        if intercept:
+            xbar[d] = 1.0
+        # A += xbar xbar^T (upper Cholesky factor, stays positive definite)
+        for j in range(p):
+            work[j] = xbar[j]
+        chol_rank_one_update(U, work, p)
+        # C += the item's noise correction (PSD)
+        if mode == 0:
+            for a in range(d):
+                for c in range(d):
+                    C[a, c] += Sigma[a, c] * inv_k
+        else:
+            sq = math.sqrt(1.0 / (k * (k - 1.0)))
+            for a in range(k):
+                for j in range(d):
+                    dv[j] = (R[o0 + a, j] - xbar[j]) * sq
+                for r in range(d):  # C += dv dv^T: bitwise symmetric (dv[r] * dv[c] == dv[c] * dv[r])
+                    f = dv[r]
+                    for c in range(d):
+                        C[r, c] += f * dv[c]
+        yi = y[i]
+        for j in range(p):
+            b[j] += yi * xbar[j]
+        # the corrected solution lies in the A-norm ball ||U theta|| <= ||U^-T b|| / (1 - kappa) (when
+        # A - gamma C >= (1 - kappa) A); the iterate is kept in it, so a lagging rho_hat cannot blow it up
+        _solve_upper_t(U, b, v1, p)
+        cap = 0.0
+        for j in range(p):
+            cap += v1[j] * v1[j]
+        cap = math.sqrt(cap) / (1.0 - kappa)
+        for _ in range(sweeps):
+            # one power step on M = U^-T C U^-1: rho_hat = ||M u|| (u unit) <= lambda_max(M)
+            _solve_upper(U, u, v1, p)
+            _symv(C, v1, v2, p)
+            _solve_upper_t(U, v2, v1, p)
+            nrm = 0.0
+            for j in range(p):
+                nrm += v1[j] * v1[j]
+            nrm = math.sqrt(nrm)
+            if nrm > 0.0:
+                for j in range(p):
+                    u[j] = v1[j] / nrm
+            aux[0] = nrm
+            gamma = 1.0 if nrm <= kappa else kappa / nrm
+            if t0 + i + 1 < warmup:
+                gamma = 0.0  # warm-up: ridge least squares while rho_hat is unreliable (A near rank deficient)
+            aux[1] = gamma
+            # fixed-point step theta <- (A)^-1 (b + gamma C theta): contracts at rate gamma * lambda_max(M)
+            _symv(C, theta, v2, p)
+            for j in range(p):
+                v2[j] = b[j] + gamma * v2[j]
+            _solve_upper_t(U, v2, v1, p)
+            # over-relaxation in phi = U theta, optimal for the spectrum [1 - gamma rho, 1] of I - gamma M:
+            # phi <- phi + omega (phi_fp - phi), omega = 2 / (2 - gamma rho_hat), rate gamma rho / (2 - gamma rho)
+            omega = 2.0 / (2.0 - gamma * nrm)  # gamma * rho_hat <= max_correction < 1
+            nrm2 = 0.0
+            for r in range(p):
+                s = 0.0
+                for c in range(r, p):
+                    s += U[r, c] * theta[c]
+                v = s + omega * (v1[r] - s)
+                v1[r] = v
+                nrm2 += v * v
+            f, _ = ball_scale(nrm2, cap)  # U theta = v1: the A-norm ball is a Euclidean ball for v1
+            if f != 1.0:
+                for j in range(p):
+                    v1[j] *= f
+            _solve_upper(U, v1, theta, p)
+        ok = True
+        for j in range(p):
+            if not math.isfinite(theta[j]) or not math.isfinite(U[j, j]) or not math.isfinite(b[j]):
+                ok = False
+        if not ok or not math.isfinite(aux[0]):
+            return -(i + 1)
+    return n

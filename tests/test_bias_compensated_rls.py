@@ -1,0 +1,280 @@
+"""BiasCompensatedRLS: exact hand-worked updates, convergence to CorrectedLeastSquares, the PD safeguard,
+per-item == stream, validation with rollback."""
+
+import numpy as np
+import pytest
+
+from nolo.batch import CorrectedLeastSquares
+from nolo.checks import state_dump
+from nolo.exceptions import NumericalError, ParameterError
+from nolo.learners.linear import BiasCompensatedRLS
+from nolo.noise import PoolOracle
+
+
+def _data(n=2000, m=4, d=3, noise_var=0.5, seed=0, intercept=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = np.linspace(1.0, -1.0, d)
+    y = X @ w + intercept + 0.1 * rng.normal(size=n)
+    R = X[:, None, :] + np.sqrt(noise_var) * rng.normal(size=(n, m, d))
+    return X, y, R, w
+
+
+# -- exact hand-worked cases ----------------------------------------------------------------------------
+def test_hand_worked_repeated_d1():
+    # items (readings 1, 3; y 2) and (2, 4; y 5): U-statistics 1*3 = 3 and 2*4 = 8, G = 11,
+    # b = 2*2 + 3*5 = 19 -> w = 19/11 (A = 4 + 9 = 13, C = (4-3) + (9-8) = 2: rho = 2/13, contracting)
+    m = BiasCompensatedRLS(noise="repeated", fit_intercept=False, alpha=1e-300, sweeps=200)
+    m.learn_stream(np.array([[[1.0], [3.0]], [[2.0], [4.0]]]), np.array([2.0, 5.0]))
+    assert m.coef_[0] == pytest.approx(19 / 11, rel=1e-14)
+    assert m.correction_[0, 0] == pytest.approx(2.0, rel=1e-15)
+    assert m.chol_[0, 0] ** 2 == pytest.approx(13.0, rel=1e-15)
+    assert m.rho_ == pytest.approx(2 / 13, rel=1e-14) and m.gamma_ == 1.0
+
+
+def test_hand_worked_known_d1():
+    # same readings, Sigma = 0.5 per reading: C = 2 * 0.5/2 = 0.5, G = 13 - 0.5 = 12.5, w = 19/12.5
+    m = BiasCompensatedRLS(noise="known", noise_cov=0.5, fit_intercept=False, alpha=1e-300, sweeps=200)
+    m.learn_stream(np.array([[[1.0], [3.0]], [[2.0], [4.0]]]), np.array([2.0, 5.0]))
+    assert m.coef_[0] == pytest.approx(19 / 12.5, rel=1e-14)
+
+
+def test_hand_worked_intercept_d1():
+    # the constant feature has zero noise.  Items (0, 2; y 1), (4, 6; y 9), (2, 4; y 5), (1, 3; y 3): means 1, 5,
+    # 3, 2, U-statistics 0, 24, 8, 3 -> G = [[35, 11], [11, 4]] (positive definite), b = [67, 18]; A = [[39, 11],
+    # [11, 4]], C = [[4, 0], [0, 0]] -> rho = 4 (A^-1)_11 = 16/35.  (alpha -> 0: 1e-12 here, since A = alpha I +
+    # xbar xbar^T is singular after the first item; the first 2p = 4 items are the warm-up, the last one's 400
+    # sweeps converge to the corrected solution.)
+    m = BiasCompensatedRLS(noise="repeated", fit_intercept=True, alpha=1e-12, sweeps=400)
+    R = np.array([[[0.0], [2.0]], [[4.0], [6.0]], [[2.0], [4.0]], [[1.0], [3.0]]])
+    m.learn_stream(R, np.array([1.0, 9.0, 5.0, 3.0]))
+    w = np.linalg.solve([[35.0, 11.0], [11.0, 4.0]], [67.0, 18.0])
+    assert m.gamma_ == 1.0 and m.rho_ == pytest.approx(16 / 35, rel=1e-9)
+    assert m.coef_[0] == pytest.approx(w[0], rel=1e-9) and m.intercept_ == pytest.approx(w[1], rel=1e-9)
+
+
+def test_warm_up_is_ridge_least_squares():
+    """For the first 2p items gamma = 0: the coefficients are the ridge solution on the means."""
+    _, y, R, _ = _data(n=7, m=3, d=3)
+    m = BiasCompensatedRLS(fit_intercept=False, alpha=1e-3, sweeps=5)
+    m.learn_stream(R[:5], y[:5])
+    Xb = R[:5].mean(axis=1)
+    ridge = np.linalg.solve(Xb.T @ Xb + 1e-3 * np.eye(3), Xb.T @ y[:5])
+    assert m.gamma_ == 0.0 and np.allclose(m.coef_, ridge, rtol=1e-9)
+
+
+def test_two_copy_uses_first_two_readings():
+    _, y, R, _ = _data(n=50, m=3)
+    a = BiasCompensatedRLS(noise="two_copy")
+    a.learn_stream(R, y)
+    b = BiasCompensatedRLS(noise="repeated")
+    b.learn_stream(R[:, :2], y)
+    assert np.array_equal(a.theta_, b.theta_) and a.readings_ == 100
+
+
+# -- convergence to the batch solution ------------------------------------------------------------------
+@pytest.mark.parametrize("noise", ["repeated", "known", "two_copy"])
+def test_one_pass_matches_corrected_least_squares(noise):
+    X, y, R, w = _data(n=2000, m=4, noise_var=1.0)
+    kw = {"noise_cov": 1.0} if noise == "known" else {}
+    m = BiasCompensatedRLS(noise=noise, fit_intercept=False, **kw)
+    m.learn_stream(R, y)
+    Rb = R[:, :2] if noise == "two_copy" else R
+    ref = CorrectedLeastSquares(noise_cov=1.0 if noise == "known" else "estimate").fit(Rb, y).coef_
+    assert np.max(np.abs(m.coef_ - ref)) < 1e-3 * np.max(np.abs(ref))
+    # and the correction matters: least squares on the means is attenuated by ~ 1/(1 + 1/4)
+    ols = np.linalg.lstsq(R.mean(axis=1), y, rcond=None)[0]
+    assert np.max(np.abs(ols - w)) > 0.1 > np.max(np.abs(m.coef_ - w))
+
+
+def test_intercept_matches_corrected_least_squares_on_augmented_features():
+    X, y, R, w = _data(n=2000, m=3, noise_var=0.5, intercept=4.0)
+    m = BiasCompensatedRLS(noise="repeated", sweeps=3)
+    m.learn_stream(R, y)
+    Ra = np.concatenate([R, np.ones(R.shape[:2] + (1,))], axis=2)  # constant feature, zero within-item spread
+    ref = CorrectedLeastSquares(noise_cov="estimate").fit(Ra, y).coef_
+    assert np.allclose(m.coef_, ref[:3], atol=1e-6) and m.intercept_ == pytest.approx(ref[3], abs=1e-6)
+    assert m.intercept_ == pytest.approx(4.0, abs=0.1)
+
+
+def test_ragged_readings_match_per_item_pools():
+    rng = np.random.default_rng(3)
+    items = [rng.normal(size=(int(k), 2)) + 1.0 for k in rng.integers(2, 6, size=40)]
+    y = rng.normal(size=40)
+    a = BiasCompensatedRLS(seed=0)
+    a.learn_stream(items, y)
+    b = BiasCompensatedRLS(seed=0)
+    for it, yi in zip(items, y):
+        b.learn(PoolOracle(it), yi)  # n_readings=None: every reading of the pool
+    assert state_dump(a) == state_dump(b)
+    assert a.readings_ == sum(len(i) for i in items)
+
+
+# -- the PD safeguard -------------------------------------------------------------------------------------
+def test_safeguard_scales_the_correction_while_the_gram_is_indefinite():
+    X, y, R, _ = _data(n=400, m=2, d=5, noise_var=4.0, seed=1)  # attenuation 1/3: rho -> 2/3
+    m = BiasCompensatedRLS(noise="repeated", fit_intercept=False, max_correction=0.9)
+    gammas = []
+    for t in range(R.shape[0]):
+        m.learn(PoolOracle(R[t]), y[t])
+        gammas.append(m.gamma_)
+        # the solved matrix A - gamma C is positive definite once the power estimate has converged
+    assert min(gammas[:5]) < 1e-3  # first items: G_t is indefinite (rank < d), the correction is scaled away
+    assert gammas[-1] == 1.0
+    A = m.chol_.T @ m.chol_
+    lam = np.linalg.eigvals(np.linalg.solve(A, m.correction_)).real.max()
+    # the power estimate is a lower estimate (isotropic noise: the top eigenvalues are close, it converges slowly)
+    assert 0.95 * lam <= m.rho_ <= lam * (1 + 1e-9)
+    assert np.all(np.isfinite(m.coef_))
+
+
+def test_safeguard_keeps_heavy_noise_finite_and_close_to_batch():
+    X, y, R, _ = _data(n=3000, m=2, d=4, noise_var=8.0, seed=2)  # attenuation 1/5: rho -> 0.8
+    m = BiasCompensatedRLS(noise="repeated", fit_intercept=False, sweeps=4)
+    m.learn_stream(R, y)
+    ref = CorrectedLeastSquares(noise_cov="estimate").fit(R, y).coef_
+    assert m.gamma_ == 1.0
+    assert np.max(np.abs(m.coef_ - ref)) < 3e-3 * np.max(np.abs(ref))  # tracking lag: contraction 0.8 per sweep
+
+
+# -- contract details -------------------------------------------------------------------------------------
+def test_stream_equals_per_item_learn_known_mode():
+    _, y, R, _ = _data(n=60, m=3, d=3)
+    a = BiasCompensatedRLS(noise="known", noise_cov=[0.5, 0.5, 0.2], seed=0)
+    a.learn_stream(R[:30], y[:30])
+    a.learn_stream(R[30:], y[30:])
+    b = BiasCompensatedRLS(noise="known", noise_cov=[0.5, 0.5, 0.2], seed=0)
+    for t in range(60):
+        b.learn(PoolOracle(R[t]), y[t])
+    assert state_dump(a) == state_dump(b)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"noise": "bogus"}, "noise"),
+    ({"noise": "known"}, "noise_cov"),
+    ({"noise_cov": 1.0}, "noise_cov"),
+    ({"n_readings": 1}, "n_readings"),
+    ({"noise": "two_copy", "n_readings": 3}, "n_readings"),
+    ({"alpha": 0.0}, "alpha"),
+    ({"max_correction": 1.0}, "max_correction"),
+    ({"sweeps": 0}, "sweeps"),
+    ({"fit_intercept": 1}, "fit_intercept"),
+])
+def test_bad_parameters_are_named(params, match):
+    with pytest.raises(ParameterError, match=match):
+        BiasCompensatedRLS(**params).initialize(3)
+
+
+def test_rejections_leave_state_unchanged():
+    _, y, R, _ = _data(n=20, m=2)
+    m = BiasCompensatedRLS()
+    m.learn_stream(R[:10], y[:10])
+    before = state_dump(m)
+    with pytest.raises(ParameterError, match="fit_intercept"):
+        m.set_params(fit_intercept=False)
+    with pytest.raises(ParameterError, match="readings"):
+        m.learn_stream(R[10:, :1], y[10:])
+    with pytest.raises(ParameterError, match="y"):
+        m.learn_stream(R[10:], y[10:15])
+    bad = R[10:].copy()
+    bad[3, 1, 0] = np.nan
+    with pytest.raises(ParameterError, match="copies"):
+        m.learn_stream(bad, y[10:])
+    with pytest.raises(NumericalError):
+        m.learn_stream(R[10:] * 1e200, y[10:])
+    assert state_dump(m) == before
+
+
+def test_save_load_continues(tmp_path):
+    _, y, R, _ = _data(n=40, m=3)
+    a = BiasCompensatedRLS(noise="known", noise_cov=0.5)
+    a.learn_stream(R[:20], y[:20])
+    b = BiasCompensatedRLS.load(a.save(tmp_path / "m"))
+    a.learn_stream(R[20:], y[20:])
+    b.learn_stream(R[20:], y[20:])
+    assert state_dump(a) == state_dump(b)
+
+
+# -- scale and the practitioner's comparison --------------------------------------------------------------
+def test_scale_equivariance():
+    """Multiplying y by 100 multiplies the coefficients by 100; rescaling x by c divides them by c (alpha is tiny)."""
+    _, y, R, _ = _data(n=500, m=3, intercept=2.0)
+    a, b, c = (BiasCompensatedRLS(alpha=1e-10) for _ in range(3))
+    a.learn_stream(R, y)
+    b.learn_stream(R, 100 * y)
+    c.learn_stream(R * 1e-2, y)
+    assert np.allclose(b.theta_, 100 * a.theta_, rtol=1e-10, atol=0)
+    # (not exact: alpha is absolute, so it weighs 1e4 times more against the rescaled Gram)
+    assert np.max(np.abs(c.coef_ - 1e2 * a.coef_)) < 1e-6 * np.linalg.norm(1e2 * a.coef_)
+    assert c.intercept_ == pytest.approx(a.intercept_, rel=1e-6)
+
+
+def test_beats_least_squares_on_the_mean_where_attenuation_is_strong():
+    """Clean-input R^2: 2 readings of noise variance 2 per item (attenuation 0.5 on the mean)."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.metrics import r2_score
+
+    rng = np.random.default_rng(11)
+    n, d = 2000, 3
+    X = rng.normal(size=(n, d))
+    y = X @ np.array([1.0, -1.0, 0.5]) + 1.0 + 0.1 * rng.normal(size=n)
+    R = X[:, None, :] + np.sqrt(2.0) * rng.normal(size=(n, 2, d))
+    Xt = rng.normal(size=(2000, d))
+    yt = Xt @ np.array([1.0, -1.0, 0.5]) + 1.0
+    m = BiasCompensatedRLS()
+    m.learn_stream(R, y)
+    ols = LinearRegression().fit(R.mean(axis=1), y)
+    r2_bc, r2_ols = r2_score(yt, m.predict(Xt)), r2_score(yt, ols.predict(Xt))
+    assert r2_bc > 0.97 and r2_bc > r2_ols + 0.1
+
+
+def test_save_load_during_warm_up(tmp_path):
+    _, y, R, _ = _data(n=12, m=2)
+    a = BiasCompensatedRLS(seed=1)
+    a.learn_stream(R[:3], y[:3])
+    assert a.gamma_ == 0.0
+    b = BiasCompensatedRLS.load(a.save(tmp_path / "w"))
+    a.learn_stream(R[3:], y[3:])
+    b.learn_stream(R[3:], y[3:])
+    assert state_dump(a) == state_dump(b)
+
+
+def test_loaded_state_is_checked(tmp_path):
+    from nolo.exceptions import PersistenceError
+
+    _, y, R, _ = _data(n=12, m=2)
+    a = BiasCompensatedRLS(seed=1)
+    a.learn_stream(R, y)
+    a.chol_[1, 0] = 1.0  # not upper triangular
+    with pytest.raises(PersistenceError, match="chol_"):
+        BiasCompensatedRLS.load(a.save(tmp_path / "bad"))
+
+
+@pytest.mark.parametrize("noise, kw", [("repeated", {}), ("known", {"noise_cov": [[0.5, 0.1, 0.0], [0.1, 0.4, 0.0], [0.0, 0.0, 0.2]]})])
+def test_correction_is_bitwise_symmetric(noise, kw, tmp_path):
+    """load() checks correction_ == correction_.T exactly, so a learned state must satisfy it."""
+    _, y, R, _ = _data(n=200, m=3)
+    m = BiasCompensatedRLS(noise=noise, **kw)
+    m.learn_stream(R, y)
+    assert np.array_equal(m.correction_, m.correction_.T)
+    BiasCompensatedRLS.load(m.save(tmp_path / "s"))
+
+
+@pytest.mark.parametrize("noise_cov", ["estimate", 0.5])
+def test_corrected_least_squares_intercept_is_the_limit(noise_cov):
+    """CorrectedLeastSquares(fit_intercept=True) = the augmented solve = where BiasCompensatedRLS converges."""
+    from nolo.batch.eiv import with_constant_feature
+
+    X, y, R, _ = _data(n=1500, m=3, noise_var=0.5, intercept=-2.0)
+    est = CorrectedLeastSquares(noise_cov=noise_cov, fit_intercept=True).fit(R, y)
+    Ra, S = with_constant_feature(R, noise_cov)
+    full = CorrectedLeastSquares(noise_cov=S).fit(Ra, y).coef_
+    assert np.array_equal(est.coef_, full[:3]) and est.intercept_ == full[3]
+    assert np.allclose(est.predict(X), X @ full[:3] + full[3])
+    kw = {"noise": "repeated"} if noise_cov == "estimate" else {"noise": "known", "noise_cov": noise_cov}
+    m = BiasCompensatedRLS(sweeps=3, **kw)
+    m.learn_stream(R, y)
+    assert np.allclose(m.coef_, est.coef_, atol=1e-5) and m.intercept_ == pytest.approx(est.intercept_, abs=1e-5)
+    assert CorrectedLeastSquares(noise_cov=noise_cov).fit(R, y).intercept_ == 0.0
+    with pytest.raises(ParameterError, match="fit_intercept"):
+        CorrectedLeastSquares(fit_intercept="yes").fit(R, y)
