@@ -91,6 +91,9 @@ CASES = [
     # SOBA: the diagonal divides, the budget is >= 0
     ("SOBA", "a_ = 0 somewhere", _set_entry("a_", (0, 0), 0.0)),
     ("SOBAh", "budget_ < 0", _set_entry("budget_", 0, -1.0)),
+    # TraceNormOGD: the projection schedule sets the segment length (pending_ >= k looped forever)
+    ("TraceNormOGD", "pending_ = 2**31", _set_value("pending_", 2**31)),
+    ("TraceNormOGD", "rank_ past min(M, N)", _set_value("rank_", 1000)),
     # SquareCB: the rate block's count sets the stream's segment length
     ("SquareCB", "est_[2] = 1e9", _set_entry("est_", 2, 1e9)),
     ("SquareCB", "est_[2] = 0.5", _set_entry("est_", 2, 0.5)),
