@@ -11,15 +11,9 @@ from nolo.checks import CHECKS, check_learner, is_concrete_learner, registered_l
 
 LEARNERS = registered_learners()
 
-_LINEAR = ("TwoCopyLinearRegression", "NaiveOGDRegression", "KnownCovarianceLinearRegression")
-_NO_QUERY = _LINEAR + ("GaussianNoiseKernelRegression",)
-
 #: known contract violations in files other helpers own (strict: the test fails once one is fixed, so the
 #: marker must go with the fix)
-KNOWN_FAILURES = {
-    **{(n, "bad_input_keeps_state"): "H2: learn(oracle without query()) raises AttributeError, not ParameterError "
-       "(issue 14 item 10: oracles not validated)" for n in _NO_QUERY},
-}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def _cases():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ __all__ = [
     "check_int",
     "check_choice",
     "check_array",
+    "check_targets_for_rows",
     "check_finite",
     "check_probability",
     "check_flip_rates",
@@ -139,10 +141,18 @@ def check_array(
     real ``dtype`` (numpy would silently drop the imaginary part).  Raises
     :class:`ParameterError`.
     """
-    if getattr(getattr(value, "dtype", None), "kind", None) == "c" and np.dtype(dtype).kind in "fiub":
+    real_target = np.dtype(dtype).kind in "fiub"
+    if real_target and getattr(getattr(value, "dtype", None), "kind", None) == "c":
         raise ParameterError(f"{name} must be real: got a complex {type(value).__name__} (dtype {value.dtype})")
     try:
-        arr = np.array(value, dtype=dtype, copy=copy) if copy else np.asarray(value, dtype=dtype)
+        if isinstance(value, np.ndarray) and value.dtype.kind in "fiub":  # fast path: no complex value possible
+            arr = np.array(value, dtype=dtype, copy=copy) if copy else np.asarray(value, dtype=dtype)
+        else:  # lists of numpy complex scalars, object arrays: numpy would drop the imaginary part with a warning
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", np.exceptions.ComplexWarning)
+                arr = np.array(value, dtype=dtype, copy=copy) if copy else np.asarray(value, dtype=dtype)
+    except np.exceptions.ComplexWarning:
+        raise ParameterError(f"{name} must be real: got complex values") from None
     except (TypeError, ValueError) as exc:
         raise ParameterError(f"{name} must be convertible to a {np.dtype(dtype).name} array: {exc}") from None
     if ndim is not None:
@@ -158,6 +168,16 @@ def check_array(
             raise ParameterError(f"{name} must have shape {want}, got {arr.shape}")
     if finite and arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
         raise ParameterError(f"{name} must contain only finite values (no NaN or inf)")
+    return arr
+
+
+def check_targets_for_rows(y: Any, n: int, rows_name: str, name: str = "y") -> np.ndarray:
+    """One finite target per row of ``rows_name``: ``y`` as a float64 array of shape ``(n,)``; a length mismatch
+    names both arrays (an empty ``X`` with a full ``y`` is the rows' fault as much as the targets')."""
+    arr = check_array(y, name, ndim=1)
+    if arr.shape[0] != n:
+        raise ParameterError(f"{rows_name} and {name} must have the same number of rows: {name} must have shape "
+                             f"({n},) for the {n} rows of {rows_name}, got shape {arr.shape}")
     return arr
 
 

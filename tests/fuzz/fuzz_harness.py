@@ -251,6 +251,29 @@ def played_learner(cls, rounds: int = 5):
     return copy.deepcopy(learner), game
 
 
+def querying_learner(cls, rounds: int = 5, tries: int = 40):
+    """Like :func:`played_learner`, played just long enough that its next ``learn`` queries the oracle.
+
+    CSS10 Algorithm 1 draws its degree N at random and may ask for no copy in a round (N = 0 with
+    ``skip_zero_terms``); a receiver that asks for nothing cannot see, hence cannot refuse, a bad copy.  Every
+    case of a target starts from a deep copy of one receiver (same generator state, same draws), so picking one
+    that queries makes every case of the target meaningful."""
+    key = ("querying", cls, rounds)
+    if key not in _PLAYED:
+        m = int(getattr(cls, "copies_per_round", 1))
+        for r in range(rounds, rounds + tries):
+            learner, game = played_learner(cls, r)
+            probe = FakeOracle(np.repeat(game.X[5][None, :], m, axis=0), game.X.shape[1])  # the targets' x, y
+            copy.deepcopy(learner).learn(probe, game.target(5))
+            if probe.calls:
+                _PLAYED[key] = (learner, game)
+                break
+        else:  # pragma: no cover - a learner that never queries
+            raise AssertionError(f"{cls.__name__} asked its oracle for nothing in {tries} rounds")
+    learner, game = _PLAYED[key]
+    return copy.deepcopy(learner), game
+
+
 class FakeOracle:
     """An oracle serving whatever it is given (a user's oracle: the learner must validate what it returns)."""
 

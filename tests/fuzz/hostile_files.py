@@ -1,8 +1,8 @@
 """Hostile model files for one learner class: truncations, bit flips, tampered headers and arrays.
 
-Run as ``python tests/fuzz/hostile_files.py ClassName [n_bitflips]`` (tests/fuzz/test_hostile_files.py runs it in a
-subprocess per class, so a segfault fails that test instead of killing the suite).  Prints one JSON line per
-case: ``{"case": ..., "outcome": ...}`` with outcome
+Run as ``python tests/fuzz/hostile_files.py ClassName [ClassName ...] [n_bitflips]`` (tests/fuzz/test_hostile_files.py
+runs it in a subprocess, so a segfault fails the class's test instead of killing the suite).  Prints one JSON line
+per case: ``{"cls": ..., "case": ..., "outcome": ...}`` with outcome
 
 * ``"rejected"`` -- ``Learner.load`` raised PersistenceError (the expected answer for a damaged file);
 * ``"accepted"`` -- the file loaded and the learner then predicted and learned (or refused with a
@@ -10,7 +10,8 @@ case: ``{"case": ..., "outcome": ...}`` with outcome
 * ``"FAIL: ..."`` -- anything else (another exception type from load or from using the loaded learner,
   or a silent non-finite prediction).
 
-Before each case it prints ``{"try": case}`` so that the parent can name the case that crashed the process.
+Before each case it prints ``{"cls": ..., "try": case}`` so that the parent can name the case that crashed the
+process, and ``{"cls": ..., "done": true}`` after a class's last case.
 """
 
 from __future__ import annotations
@@ -65,15 +66,28 @@ def _array_variants(a: np.ndarray):
         b.flat[-1] = -1e300
         yield "-1e300", b
     if a.dtype.kind in "iu" and a.size:
-        for v in (-1, 2**40, np.iinfo(a.dtype).max):
-            b = a.copy()
-            b.flat[0] = v
-            yield f"int {v}", b
+        # index-like entries (fill counts, labels, bits): just past every size a compiled loop may trust, and huge
+        sizes = sorted({1, 2, 5, 17, 40, *(int(x) + 1 for x in a.flat[:8])})
+        for pos in sorted({0, a.size - 1}):
+            for v in (-1, *sizes, 2**31, 2**40, np.iinfo(a.dtype).max):
+                b = a.copy()
+                b.flat[pos] = v
+                yield f"int {v} at {pos}", b
 
 
 @np.errstate(all="ignore")
 def _variants(a):
     return list(_array_variants(a))
+
+
+def _scalar_neighbours(v) -> list:
+    """Values near a scalar state entry's own: counts and pointers just past a buffer (v + 1, 2 v + 17), at the
+    limits of int32/int64 arithmetic; rates, scales and norms out of their range (negative, above 1, huge)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return []
+    if isinstance(v, int):
+        return [v + 1, v + 2, 2 * v + 17, 1000, 2**31, 2**62, 2**63 - 1, -1, -(2**63)]
+    return [-v if v else -0.5, v + 1.0, 2.0, 0.999999, -1e-9, 1e10, -1e10, 700.0, -700.0, 1e308]
 
 
 def cases(header: dict, arrays: dict, raw: bytes, n_bitflips: int, seed: int = 0):
@@ -134,7 +148,7 @@ def cases(header: dict, arrays: dict, raw: bytes, n_bitflips: int, seed: int = 0
                 lambda h, a, k=key: h["state"][k]["generator"].update(state={"state": -1, "inc": "x"}))
             yield f"generator {key}: MT19937 name", "npz", edited(
                 lambda h, a, k=key: h["state"][k]["generator"].update(bit_generator="MT19937"))
-        for v in SCALAR_VARIANTS:
+        for v in SCALAR_VARIANTS + _scalar_neighbours(entry.get("value") if kind == "value" else None):
             yield f"state {key} = {v!r}", "npz", edited(lambda h, a, k=key, v=v: h["state"].update({k: {"value": v}}))
         yield f"state {key} -> missing array", "npz", edited(lambda h, a, k=key: h["state"].update({k: {"array": "x"}}))
     for extra in ("extra_", "_validate_params", "predict", "__class__", "learn_", "rng"):
@@ -161,7 +175,7 @@ def exercise(learner, game) -> str:
     return ""
 
 
-def main(class_name: str, n_bitflips: int = 60) -> int:
+def run_class(class_name: str, n_bitflips: int) -> None:
     cls = {c.__name__: c for c in registered_learners()}[class_name]
     params = test_params(cls)[0]
     learner = _build(cls, params)
@@ -173,7 +187,7 @@ def main(class_name: str, n_bitflips: int = 60) -> int:
         raw = path.read_bytes()
         header, arrays = read_npz(path)
         for i, (name, kind, payload) in enumerate(cases(header, arrays, raw, n_bitflips)):
-            print(json.dumps({"try": name}), flush=True)
+            print(json.dumps({"cls": class_name, "try": name}), flush=True)
             f = tmp / f"case{i}.npz"
             if kind == "raw":
                 f.write_bytes(payload)
@@ -192,10 +206,19 @@ def main(class_name: str, n_bitflips: int = 60) -> int:
                 outcome = f"FAIL: load raised {type(exc).__name__}: {str(exc)[:200]}"
             else:
                 outcome = exercise(loaded, _Game(loaded, n_rounds=30)) or "accepted"
-            print(json.dumps({"case": name, "outcome": outcome}), flush=True)
+            print(json.dumps({"cls": class_name, "case": name, "outcome": outcome}), flush=True)
             f.unlink()
+    print(json.dumps({"cls": class_name, "done": True}), flush=True)
+
+
+def main(argv: list[str]) -> int:
+    """``hostile_files.py CLASS [CLASS ...] [N_BITFLIPS]``: the classes one after another in this process (the
+    parent restarts a process after the class that crashed one, see test_hostile_files.run_corpora)."""
+    n_bitflips = int(argv[-1]) if argv and argv[-1].isdigit() else 60
+    for name in [a for a in argv if not a.isdigit()]:
+        run_class(name, n_bitflips)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], *(int(a) for a in sys.argv[2:3])))
+    sys.exit(main(sys.argv[1:]))

@@ -57,9 +57,15 @@ def learner_targets(cls) -> list[Target]:
     elif cls.protocol == "noisy_input":
         m = int(getattr(cls, "copies_per_round", 1))
         good = np.repeat(x[None, :], m, axis=0)
+        def learn_copies(r, v):
+            oracle = H.FakeOracle(v, D)
+            out = r.learn(oracle, y_ok)
+            assert oracle.calls, "the receiver never queried the oracle: the case tests nothing"
+            return out
+
         out += [
-            Target(f"{name}.learn(oracle copies)", ("oracle", "copies"), make,
-                   lambda r, v: r.learn(H.FakeOracle(v, D), y_ok), H.bad_arrays((m, D), good)),
+            Target(f"{name}.learn(oracle copies)", ("oracle", "copies"), lambda: H.querying_learner(cls)[0],
+                   learn_copies, H.bad_arrays((m, D), good).map(_refusal_is_a_shortfall)),
             Target(f"{name}.learn(y)", "y", make, lambda r, v: r.learn(game.oracle(5), v),
                    H.bad_scalars(n_labels=K) if K else H.bad_scalars()),
         ]
@@ -112,8 +118,25 @@ def learner_targets(cls) -> list[Target]:
         ]
     params = sorted(learner.get_params(deep=False))
     out.append(Target(f"{name}.set_params", "<param>", make, None,
-                      st.tuples(st.sampled_from(params), st.sampled_from(H.BAD_PARAM_VALUES))))
+                      st.tuples(st.sampled_from(params), st.sampled_from(H.BAD_PARAM_VALUES)).map(
+                          lambda pv, name=name: (pv[0], _documented_value(name, *pv)))))
     return out
+
+
+#: parameter values BAD_PARAM_VALUES marks as refused that a class documents as valid
+DOCUMENTED = {("BPAh", "C", "inf")}  # C = inf is the plain PA step (BPAh docstring)
+
+
+def _documented_value(cls_name: str, param: str, bad: H.Bad) -> H.Bad:
+    if (cls_name, param, bad.desc) in DOCUMENTED:
+        return H.Bad(bad.value, f"{bad.desc} (documented as valid)", False)
+    return bad
+
+
+def _refusal_is_a_shortfall(bad: H.Bad) -> H.Bad:
+    """An oracle answering ``None`` refused (a finite pool ran out): the learners count a shortfall or raise
+    CopiesExhausted, both documented; not a value that must be refused."""
+    return H.Bad(None, "None (the oracle refused: a shortfall)", False) if bad.value is None else bad
 
 
 def _cell_targets(cls, name, make, game, learner) -> list[Target]:

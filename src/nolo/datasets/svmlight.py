@@ -46,6 +46,10 @@ def load_svmlight(
         X, y = load_svmlight_file(str(path), n_features=n_features, zero_based=zero_based, dtype=np.float64)
     except ValueError as exc:
         raise DataFormatError(f"{path}: not a valid LIBSVM/SVMlight file: {exc}") from None
+    if X.shape[0] == 0:  # scikit-learn reads an empty (or comment-only) file as 0 rows: not a data set
+        raise DataFormatError(f"{path}: not a valid LIBSVM/SVMlight file: it holds no data line")
+    if not np.all(np.isfinite(X.data)):
+        raise DataFormatError(f"{path}: not a valid LIBSVM/SVMlight file: a feature value is NaN or inf")
     y = integer_labels(y, str(path))
     if relabel_classes:
         y, _ = relabel(y)

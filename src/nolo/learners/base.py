@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from nolo._config import Configurable
-from nolo._validation import check_array
+from nolo._validation import check_array, check_seed
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.persistence import (
     FORMAT,
@@ -72,6 +72,13 @@ class Learner(Configurable):
 
     # -- parameters -----------------------------------------------------------------
     # (``set_params`` re-validates and keeps the old values on rejection: see Configurable.)
+    def set_params(self, **params):
+        """As :meth:`Configurable.set_params`; a ``seed`` is checked here for every learner (``nan``, floats,
+        negative ints and strings are refused whether or not the class's own ``_validate_params`` looks at it)."""
+        if "seed" in params:
+            check_seed(params["seed"])
+        return super().set_params(**params)
+
     def _init_state(self, n_features: int) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -82,6 +89,7 @@ class Learner(Configurable):
     def initialize(self, n_features: int) -> "Learner":
         """Validate parameters and create fresh state for inputs of dimension ``n_features``."""
         self._validate_params()
+        check_seed(getattr(self, "seed", None))
         if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
             raise ParameterError(f"n_features must be a positive integer, got {n_features!r}")
         self.rng_ = as_generator(getattr(self, "seed", None))
@@ -231,6 +239,7 @@ class Learner(Configurable):
             setattr(obj, k, generator_from_state(entry["generator"]))
         try:
             obj._validate_params()
+            check_seed(getattr(obj, "seed", None))
         except ValueError as exc:
             raise PersistenceError(f"invalid parameter: {exc}") from None
 
@@ -271,6 +280,10 @@ class Learner(Configurable):
         fresh.initialize(n)
         return fresh._get_state()
 
+
+#: bound of a loaded count (rounds, queries, fill counts): far beyond any run, and small enough that ``t_ + 1`` and
+#: friends stay exact in float64 and never overflow the int64 arithmetic of the compiled loops
+MAX_COUNT = 2**53
 
 _STATE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*_")
 
@@ -354,8 +367,8 @@ def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any])
                 raise PersistenceError(f"state attribute {key!r} must be a bool, got {v!r:.80}")
         elif _is_int(ref):
             low = -1 if key in getattr(cls, "_sentinel_state", ()) else 0  # -1 = "not computed yet"
-            if not _is_int(v) or not low <= v < 2**63:
-                raise PersistenceError(f"state attribute {key!r} must be an integer in [{low}, 2**63), got {v!r:.80}")
+            if not _is_int(v) or not low <= v < MAX_COUNT:
+                raise PersistenceError(f"state attribute {key!r} must be an integer in [{low}, 2**53), got {v!r:.80}")
         elif isinstance(ref, (float, np.floating)):
             if not _is_real(v) or not np.isfinite(v):
                 raise PersistenceError(f"state attribute {key!r} must be a finite real number, got {v!r:.80}")
@@ -400,6 +413,13 @@ class NoisyInputLearner(Learner):
     """Protocol: ``learn(oracle, y)``; the instance is seen only through ``oracle.query(n)``."""
 
     protocol: ClassVar[str] = "noisy_input"
+
+    @staticmethod
+    def _check_oracle_query(oracle: Any) -> None:
+        """Refuse, naming ``oracle``, anything without a callable ``query(n)`` (before any state is touched)."""
+        if not callable(getattr(oracle, "query", None)):
+            raise ParameterError(
+                f"oracle must have a query(n) method (a nolo.noise Oracle or PoolOracle), got {oracle!r:.80}")
 
     def learn(self, oracle, y) -> "NoisyInputLearner":  # pragma: no cover - abstract
         raise NotImplementedError

@@ -21,7 +21,7 @@ import math
 import numba as nb
 import numpy as np
 
-from nolo._validation import check_array, check_int, check_scalar, check_seed
+from nolo._validation import check_array, check_int, check_scalar, check_seed, check_targets_for_rows
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
 from nolo.kernels.compiled import kernel_value, weighted_sum, weighted_sums
 from nolo.kernels.surrogate import SurrogateKernelPair
@@ -207,10 +207,12 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
                     "step=None selects the theory step W/sqrt(G T), which needs y_bound and horizon; "
                     "give them or an explicit step"
                 )
-            check_scalar(self.y_bound, "y_bound", low=0.0)
-            check_int(self.horizon, "horizon", low=1)
         else:
             check_step(self.step)
+        if self.y_bound is not None:  # checked even when unused (issue 14 item 11)
+            check_scalar(self.y_bound, "y_bound", low=0.0)
+        if self.horizon is not None:
+            check_int(self.horizon, "horizon", low=1)
         check_seed(self.seed)
 
     def _init_state(self, n_features: int) -> None:
@@ -248,6 +250,7 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
         """One round of Algorithm 2 with two copies from ``oracle`` and the noisy target ``y``."""
         self._validate_params()
         yv = check_scalar(y, "y")
+        self._check_oracle_query(oracle)
         copies = oracle.query(2)
         if copies is None:
             raise CopiesExhausted("Algorithm 2 needs 2 noisy copies per round and the oracle refused; round not played")
@@ -270,7 +273,7 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
         if arr.shape[1] < 2:
             raise ParameterError(f"Algorithm 2 needs 2 copies per round: copies must have shape (T, m>=2, d), got {arr.shape}")
         T, _, d = arr.shape
-        yv = check_array(y, "y", shape=(T,))
+        yv = check_targets_for_rows(y, T, "copies")
         if self.is_initialized and d != self.n_features_in_:
             raise ParameterError(f"copies must have {self.n_features_in_} features, got {d}")
         k = self._check_kernel(d)
@@ -355,7 +358,7 @@ class KernelOGDRegression(_KernelOGDBase, FullInformationLearner):
         self._validate_params()
         X = check_array(X, "X", ndim=2)
         T, d = X.shape
-        yv = check_array(y, "y", shape=(T,))
+        yv = check_targets_for_rows(y, T, "X")
         if self.is_initialized and d != self.n_features_in_:
             raise ParameterError(f"X must have {self.n_features_in_} features, got {d}")
         k = self._check_kernel(d)

@@ -202,6 +202,8 @@ class ProjectedOGD(AveragedLinearPredictor, FullInformationLearner):
         self._validate_params()
         x = self._check_x(x)
         loss = self._loss()
+        if np.ndim(y) != 0:  # one round, one target (check_targets would take [y] as well)
+            raise ParameterError(f"y must be a single target (a real number), got {y!r:.80}")
         yv = float(check_targets(y, loss.kind, "y", n=1)[0])
         self._ensure_initialized(x.shape[0])
         margin = _margin(self.w_, x)

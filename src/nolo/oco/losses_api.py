@@ -27,7 +27,10 @@ def check_loss(loss, name: str = "loss"):
     if isinstance(loss, str):
         from nolo.losses import get_loss  # imported lazily: losses is a sibling layer
 
-        return get_loss(loss)
+        try:
+            return get_loss(loss)
+        except ParameterError as exc:  # get_loss names its own argument ("name"); the user's is ``name`` here
+            raise ParameterError(f"{name} must be a nolo loss or a registered loss name ({exc})") from None
     missing = [a for a in ("kind", "loss", "grad_margin") if not hasattr(loss, a)]
     if missing:
         raise ParameterError(

@@ -285,12 +285,13 @@ class ExploringBanditLearner(OneBitBanditLearner):
 
     def _check_gamma(self) -> None:
         g = self.gamma
+        if getattr(self, "horizon", None) is not None:  # checked even when unused (issue 14 item 11)
+            check_int(self.horizon, "horizon", low=1)
+        check_scalar(getattr(self, "complexity", 1.0), "complexity", low=0.0, low_inclusive=False)
         if isinstance(g, str):
             check_choice(g, "gamma", COROLLARIES)
             if getattr(self, "horizon", None) is None:
                 raise ParameterError(f"gamma={g!r} needs horizon (the number of rounds T), got None")
-            check_int(self.horizon, "horizon", low=1)
-            check_scalar(getattr(self, "complexity", 1.0), "complexity", low=0.0, low_inclusive=False)
         elif isinstance(g, numbers.Real) and not isinstance(g, bool):
             check_scalar(g, "gamma", low=0.0, high=1.0, high_inclusive=False)
         else:

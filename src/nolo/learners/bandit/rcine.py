@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from nolo._validation import check_int, check_scalar
-from nolo.exceptions import ParameterError
+from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit._linear import ExploringBanditLearner
 from nolo.learners.bandit.rcnbf import ExpHState, exp_h_record
 from nolo.random import spawn
@@ -162,6 +162,27 @@ class RCINE(ExploringBanditLearner):
         self.estimates_ = np.zeros((0, 2))
         self.nrest_weights_ = None
         self.nrest_seconds_ = 0.0
+
+    def _check_state(self) -> None:
+        """A loaded block must be one a learner can be in: ``block_count_ < refit_every`` (the refit resets it; a
+        larger count would never refit again), reservoir labels in [0, K) and bits in {0, 1}, and rate estimates
+        in [0, rho_max] (the exploration distribution divides by ``1 - rho0_hat_ - rho1_hat_``)."""
+        super()._check_state()
+        if not self.is_initialized:  # an unfitted learner holds no state
+            return
+        if not 0 <= self.block_count_ < int(self.refit_every):
+            raise PersistenceError(f"block_count_ must lie in [0, refit_every={self.refit_every}), got {self.block_count_}")
+        K = int(self.n_classes)
+        if self.res_played_.size and not (0 <= self.res_played_.min() and self.res_played_.max() < K):
+            raise PersistenceError(f"res_played_ must hold labels in [0, {K})")
+        if not np.all((self.res_feedback_ == 0) | (self.res_feedback_ == 1)):
+            raise PersistenceError("res_feedback_ must hold bits (0 or 1)")
+        for key in ("rho0_hat_", "rho1_hat_"):
+            r = getattr(self, key)
+            if not 0.0 <= r <= float(self.rho_max):
+                raise PersistenceError(f"{key} must lie in [0, rho_max={self.rho_max}], got {r!r}")
+        if not self.rho0_hat_ + self.rho1_hat_ < 1.0:
+            raise PersistenceError("rho0_hat_ + rho1_hat_ must be < 1")
 
     def _state_record(self) -> ExpHState:
         return exp_h_record(self.gamma_, self.rho0_hat_, 1.0 - self.rho0_hat_ - self.rho1_hat_, self.W_.shape[0])

@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from nolo._validation import check_scalar
+from nolo.exceptions import PersistenceError
 from nolo.learners.bandit._explore import best_competitor, explore_act, play_probability
 from nolo.learners.bandit._linear import ExploringBanditLearner
 
@@ -145,6 +146,17 @@ class SOBA(ExploringBanditLearner):
         K = int(self.n_classes)
         self.a_ = np.full((K, n_features), float(self.a), dtype=self.dtype, order="F")
         self.budget_ = np.zeros(1)
+
+    def _check_state(self) -> None:
+        """The diagonal ``a_`` only grows from ``a > 0`` (the update divides by it) and the budget S never goes
+        below 0 (an update is taken only when S + m >= 0)."""
+        super()._check_state()
+        if not self.is_initialized:  # an unfitted learner holds no state
+            return
+        if not np.all(self.a_ > 0):
+            raise PersistenceError("a_ (the diagonal of A) must be > 0 everywhere")
+        if not self.budget_[0] >= 0.0:
+            raise PersistenceError(f"budget_ (SOBA's margin budget S) must be >= 0, got {self.budget_[0]!r}")
 
     @property
     def theta_(self) -> np.ndarray:

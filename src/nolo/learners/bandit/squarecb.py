@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from nolo._validation import check_choice, check_flip_rates, check_int, check_scalar
-from nolo.exceptions import ParameterError
+from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit import _stream
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit import rate_oracle as RO
@@ -326,6 +326,28 @@ class SquareCB(OneBitBanditLearner):
         self.est_ = np.zeros(RO.EST_SIZE)
         self.est_[:2] = float(self.rho0), float(self.rho1)
         self.rate_estimates_ = np.zeros((0, 3))
+
+    def _check_state(self) -> None:
+        """A loaded rate estimate must be one the learner can hold: ``est_`` = (rho0_hat, rho1_hat, rounds in the
+        block, sum of f / p, rounds counted) with the rates in [0, 1) summing below 1, the block count a whole
+        number in [0, rate_every) (a larger one makes the stream's segment length negative), the counts and the
+        histogram >= 0; the oracle's sums (OGD) >= 0 and its inverses' diagonals (ridge) > 0."""
+        super()._check_state()
+        if not self.is_initialized:  # an unfitted learner holds no state
+            return
+        e = self.est_
+        if not (0.0 <= e[0] < 1.0 and 0.0 <= e[1] < 1.0 and e[0] + e[1] < 1.0):
+            raise PersistenceError(f"est_[:2] (the flip rates in use) must lie in [0, 1) with a sum < 1, got {e[:2]}")
+        if not (e[2] == int(e[2]) and 0 <= e[2] < int(self.rate_every)):
+            raise PersistenceError(f"est_[2] (rounds in the rate block) must be a whole number in [0, "
+                                   f"rate_every={self.rate_every}), got {e[2]!r}")
+        if not (e[4] >= 0 and np.all(self.hist_ >= 0)):
+            raise PersistenceError("est_[4] and hist_ (counts of the rate estimate) must be >= 0")
+        arrays = ([self.G_, self.S_, self.N_, self.n_] if self.oracle == "ogd" else [])
+        if not all(np.all(a >= 0) for a in arrays):
+            raise PersistenceError("the OGD oracle's sums G_, S_, N_, n_ must be >= 0")
+        if self.oracle == "ridge" and not np.all(np.diagonal(self.P_, axis1=1, axis2=2) > 0):
+            raise PersistenceError("the ridge oracle's inverses P_ must have a positive diagonal")
 
     def _oracle_record(self):
         if self.oracle == "ridge":

@@ -12,12 +12,14 @@ from nolo.exceptions import ParameterError
 
 def resolve_loss(loss):
     """A :class:`nolo.losses.Loss` from itself or its name."""
-    from nolo.losses import Loss, get_loss
+    from nolo.losses import Loss
 
     if isinstance(loss, Loss):
         return loss
     if isinstance(loss, str):
-        return get_loss(loss)
+        from nolo.oco.losses_api import check_loss
+
+        return check_loss(loss, "loss")
     raise ParameterError(f"loss must be a nolo Loss or a loss name (see nolo.losses.available_losses()), got {loss!r}")
 
 
@@ -42,8 +44,9 @@ def check_label(loss, y) -> float:
 
 def check_oracle(oracle, d: int | None):
     """An object with ``query(n)`` and ``d``; its dimension must match the learner's."""
-    if not callable(getattr(oracle, "query", None)):
-        raise ParameterError(f"oracle must have a query(n) method (a nolo.noise Oracle or PoolOracle), got {oracle!r}")
+    from nolo.learners.base import NoisyInputLearner
+
+    NoisyInputLearner._check_oracle_query(oracle)
     od = getattr(oracle, "d", None)
     if not isinstance(od, (int, np.integer)) or od < 1:
         raise ParameterError("oracle must expose its dimension as a positive integer .d")

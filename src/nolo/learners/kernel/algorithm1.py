@@ -8,7 +8,7 @@ import numpy as np
 
 from nolo._validation import check_bool, check_choice, check_int, check_scalar, check_seed
 from nolo.estimators.logspace import signed_exp
-from nolo.exceptions import NumericalError, ParameterError
+from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.kernels.base import NoisyFeatureKernel
 from nolo.kernels.estimates import signed_value
 from nolo.kernels.grad_length import grad_length_estimate
@@ -249,6 +249,36 @@ class NoisyKernelLearner(NoisyInputLearner):
         self.sqnorm_ = 0.0
         self.queries_ = 0
         self.shortfalls_ = 0
+
+    def _check_state(self) -> None:
+        """Invariants of a loaded support the compiled loops trust (``bucket_dot`` reads ``copies_[n][:count_[n]]``
+        without bounds checks): one bucket per degree in all four containers, bucket ``n`` of shape
+        ``(capacity, n, d)``, ``capacity >= 1`` (it doubles), with ``capacity`` coefficients, ``0 <= count_[n] <= capacity``; ``log_scale_ <= 0``
+        (projections only shrink ``w``) and ``sqnorm_ >= 0``."""
+        super()._check_state()
+        if not self.is_initialized:  # an unfitted learner holds no state
+            return
+        d = self.n_features_in_
+        nb = len(self.copies_)
+        if nb < 1 or not len(self.coef_) == self.shift_.shape[0] == self.count_.shape[0] == nb:
+            raise PersistenceError(
+                f"copies_, coef_, shift_ and count_ must hold one entry per degree bucket (at least one), got lengths "
+                f"{nb}, {len(self.coef_)}, {self.shift_.shape[0]}, {self.count_.shape[0]}")
+        for n, (c, a) in enumerate(zip(self.copies_, self.coef_)):
+            if (c.dtype != np.float64 or c.ndim != 3 or c.shape[0] < 1 or c.shape[1:] != (n, d)
+                    or not c.flags.c_contiguous):
+                raise PersistenceError(f"copies_[{n}] must be a C-ordered float64 array of shape (capacity >= 1, {n}, {d}), "
+                                       f"got {c.dtype} {c.shape}")
+            if a.dtype != np.float64 or a.shape != (c.shape[0],) or not a.flags.c_contiguous:
+                raise PersistenceError(f"coef_[{n}] must be a float64 array of shape ({c.shape[0]},) (the capacity of "
+                                       f"copies_[{n}]), got {a.dtype} {a.shape}")
+            if not 0 <= int(self.count_[n]) <= c.shape[0]:
+                raise PersistenceError(f"count_[{n}] must lie in [0, {c.shape[0]}] (the capacity of copies_[{n}]), "
+                                       f"got {int(self.count_[n])}")
+        if not self.log_scale_ <= 0.0:
+            raise PersistenceError(f"log_scale_ must be <= 0 (projections only shrink w), got {self.log_scale_!r}")
+        if not self.sqnorm_ >= 0.0:
+            raise PersistenceError(f"sqnorm_ must be >= 0, got {self.sqnorm_!r}")
 
     def _ready(self):
         if not hasattr(self, "_rule"):

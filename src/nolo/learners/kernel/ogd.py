@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from nolo._validation import check_seed
-from nolo.exceptions import NumericalError
+from nolo.exceptions import NumericalError, PersistenceError
 from nolo.kernels.base import Kernel
 from nolo.learners.base import FullInformationLearner, NoisyInputLearner
 from nolo.learners.kernel._common import CheckedOracle, check_bound, check_label, check_oracle, resolve_kernel, resolve_loss, step_rule
@@ -46,6 +46,24 @@ class _KernelOGDMixin:
         self.size_ = 0
         self.log_scale_ = 0.0
         self.sqnorm_ = 0.0
+
+    def _check_state(self) -> None:
+        """Invariants of a loaded support: ``0 <= size_ <= len(points_)`` with a buffer of at least one row (it
+        doubles), ``log_scale_`` in [-200, 0] (projections only shrink ``w``; below -200 the scale is folded into
+        the coefficients) and ``sqnorm_ >= 0``."""
+        super()._check_state()
+        if not self.is_initialized:  # an unfitted learner holds no state
+            return
+        cap = self.points_.shape[0]
+        if cap < 1 or self.coef_.shape != (cap,):
+            raise PersistenceError(f"points_ must have at least one row and coef_ one entry per row, got shapes "
+                                   f"{self.points_.shape} and {self.coef_.shape}")
+        if not 0 <= self.size_ <= cap:
+            raise PersistenceError(f"size_ must lie in [0, {cap}] (the rows of points_), got {self.size_}")
+        if not -200.0 <= self.log_scale_ <= 0.0:
+            raise PersistenceError(f"log_scale_ must lie in [-200, 0], got {self.log_scale_!r}")
+        if not self.sqnorm_ >= 0.0:
+            raise PersistenceError(f"sqnorm_ must be >= 0, got {self.sqnorm_!r}")
 
     def _kvec(self, x: np.ndarray) -> np.ndarray:
         m = self.size_

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_array, check_int, check_scalar, check_seed
+from nolo._validation import check_array, check_int, check_scalar, check_seed, check_targets_for_rows
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import NoisyInputLearner
 from nolo.learners.ogd import AveragedLinearPredictor
@@ -156,6 +156,7 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         return np.ascontiguousarray(arr[:, : int(c)])
 
     def _query(self, oracle) -> np.ndarray:
+        self._check_oracle_query(oracle)
         return query_copies(oracle, self._copies_wanted(oracle), type(self).__name__)
 
     def learn(self, oracle, y) -> "NoisyLinearOGD":
@@ -214,7 +215,7 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
             )
         arr = self._select_copies(arr)
         T = arr.shape[0]
-        yv = check_array(y, "y", shape=(T,))
+        yv = check_targets_for_rows(y, T, "copies")
         if self.is_initialized and arr.shape[2] != self.n_features_in_:
             raise ParameterError(f"copies must have {self.n_features_in_} features, got {arr.shape[2]}")
         if clean is not None:

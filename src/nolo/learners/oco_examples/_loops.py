@@ -93,7 +93,12 @@ def linear_ogd_loop(X, y, etas, w, avg, t0, loss_code, s, set_code, radius, low,
         played[i] = val + 0.5 * l2 * wsq + l1 * wabs
         eta = etas[i]
         # ||slope x + l2 w||^2 = slope^2 ||x||^2 + 2 slope l2 m + l2^2 ||w||^2
-        gsq = slope * slope * xx + 2.0 * slope * l2 * m + l2 * l2 * wsq
+        if slope == 0.0:  # the same bits for finite x; no 0 * inf = NaN when ||x||^2 overflows
+            gsq = l2 * l2 * wsq
+        else:
+            gsq = slope * slope * xx + 2.0 * slope * l2 * m + l2 * l2 * wsq
+        if not math.isfinite(gsq):  # the regret statistics would hold inf/NaN
+            return -(i + 1)
         acc[0] += played[i]
         acc[1] += gsq
         acc[2] += eta * gsq

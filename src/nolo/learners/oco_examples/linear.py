@@ -244,12 +244,13 @@ def _freeze(value):
 
 def _fast_vector(x, d: int) -> np.ndarray:
     """``x`` as a finite float64 vector of length ``d`` (the per-round check; ParameterError names ``x``)."""
-    if np.iscomplexobj(x):
-        raise ParameterError("x must be real, got complex values")
     try:
-        arr = np.asarray(x, dtype=np.float64)
+        complex_ = np.iscomplexobj(x)  # inside the try: a ragged list raises ValueError here already
+        arr = None if complex_ else np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ParameterError(f"x must be convertible to a float64 array: {exc}") from None
+    if complex_:
+        raise ParameterError("x must be real, got complex values")
     if arr.ndim != 1:
         raise ParameterError(f"x must have 1 dimension(s), got shape {arr.shape}")
     if arr.shape[0] != d:

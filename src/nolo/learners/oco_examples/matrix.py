@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from nolo._validation import check_array, check_choice, check_int, check_scalar
-from nolo.exceptions import NumericalError, ParameterError
+from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.learners.base import FullInformationLearner
 from nolo.learners.oco_examples._common import NotesOGDMixin, check_round_target
 from nolo.learners.oco_examples._loops import matrix_ogd_loop, undo_matrix_rounds
@@ -91,6 +91,19 @@ class _MatrixOGD(NotesOGDMixin, FullInformationLearner):
         return 1
 
     # -- state ----------------------------------------------------------------------------------
+    def _check_state(self) -> None:
+        """A loaded projection schedule must be one the learner can be in: ``pending_ < projection_every`` (the
+        stream's segment is ``k - pending_`` rounds; a larger count made it negative and the loop never ended) and
+        ``rank_ <= min(M, N)``."""
+        super()._check_state()
+        if not self.is_initialized:
+            return
+        k = self._projection_every()
+        if not self._clip_entries and not 0 <= self.pending_ < k:
+            raise PersistenceError(f"pending_ (rounds since the last projection) must lie in [0, {k}), got {self.pending_}")
+        if self.rank_ > min(self.W_.shape):
+            raise PersistenceError(f"rank_ must be at most min(M, N) = {min(self.W_.shape)}, got {self.rank_}")
+
     def initialize(self, n_features=None) -> "_MatrixOGD":
         """Create fresh state (the shape comes from ``n_rows``, ``n_cols``; ``n_features`` is ignored)."""
         M, N = self._validate_shape()

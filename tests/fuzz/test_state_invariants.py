@@ -1,0 +1,132 @@
+"""Model files whose state breaks an invariant the compiled loops trust (issue 14 item 1): counts past a buffer's
+capacity, buckets of the wrong shape, scales and rates out of range, round counters at the edge of int64.  Each is
+refused by ``Learner.load`` with PersistenceError (only ``load`` runs here, so a regression fails the test without
+reaching the out-of-bounds read; tests/fuzz/test_hostile_files.py runs the broader corpus in a subprocess)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import fuzz_harness as H
+from nolo.checks import _Game, registered_learners
+from nolo.exceptions import PersistenceError
+from nolo.learners.base import Learner
+from nolo.persistence import read_npz, write_npz_atomic
+
+BY_NAME = {c.__name__: c for c in registered_learners()}
+
+
+def _saved(cls, tmp_path):
+    learner = H.played_learner(cls)[0]
+    return read_npz(learner.save(tmp_path / "model.npz"))
+
+
+def _write(tmp_path, header, arrays):
+    return write_npz_atomic(tmp_path / "tampered.npz", header, arrays)
+
+
+def _set_value(key, value):
+    def edit(h, a):
+        h["state"][key] = {"value": value}
+    return edit
+
+
+def _set_entry(key, index, value, i=None):
+    """Entry ``index`` of the state array ``key`` (of list element ``i`` for a list of arrays) set to ``value``."""
+    def edit(h, a):
+        entry = h["state"][key]
+        name = entry["arrays"][i] if i is not None else entry["array"]
+        arr = a[name].copy()
+        arr[index] = value
+        a[name] = arr
+    return edit
+
+
+def _replace(key, fn, i=None):
+    def edit(h, a):
+        entry = h["state"][key]
+        name = entry["arrays"][i] if i is not None else entry["array"]
+        a[name] = fn(a[name])
+    return edit
+
+
+def _drop_list_item(key):
+    def edit(h, a):
+        h["state"][key]["arrays"] = h["state"][key]["arrays"][:-1]
+    return edit
+
+
+CASES = [
+    # CSS10 Algorithm 1: bucket_dot reads copies_[n][:count_[n]] unchecked (a file with a large count segfaulted)
+    ("NoisyKernelLearner", "count_[1] past the capacity of copies_[1]", _set_entry("count_", 1, 5)),
+    ("NoisyKernelLearner", "count_[0] = 2**40", _set_entry("count_", 0, 2**40)),
+    ("NoisyKernelLearner", "count_[1] < 0", _set_entry("count_", 1, -1)),
+    ("NoisyKernelLearner", "coef_ shorter than copies_", _drop_list_item("coef_")),
+    ("NoisyKernelLearner", "copies_ shorter than count_", _drop_list_item("copies_")),
+    ("NoisyKernelLearner", "copies_[1] of capacity 0", _replace("copies_", lambda c: c[:0], i=1)),
+    ("NoisyKernelLearner", "coef_[1] shorter than its bucket", _replace("coef_", lambda c: c[:-1], i=1)),
+    ("NoisyKernelLearner", "copies_[1] of degree 2", _replace("copies_", lambda c: np.concatenate([c, c], axis=1), i=1)),
+    ("NoisyKernelLearner", "log_scale_ > 0", _set_value("log_scale_", 1.0)),
+    ("NoisyKernelLearner", "sqnorm_ < 0", _set_value("sqnorm_", -1.0)),
+    # kernel OGD: size_ and the global scale
+    ("CleanKernelOGD", "size_ past the buffer", _set_value("size_", 17)),
+    ("CleanKernelOGD", "log_scale_ = 1e300", _set_value("log_scale_", 1e300)),
+    ("CleanKernelOGD", "log_scale_ = -1e300", _set_value("log_scale_", -1e300)),
+    ("CleanKernelOGD", "log_scale_ = 0.5", _set_value("log_scale_", 0.5)),
+    ("NaiveKernelOGD", "log_scale_ = -201", _set_value("log_scale_", -201.0)),
+    ("NaiveKernelOGD", "sqnorm_ < 0", _set_value("sqnorm_", -1e-3)),
+    ("NaiveKernelOGD", "an empty buffer", lambda h, a: [_replace(k, lambda c: c[:0])(h, a) for k in ("points_", "coef_")]),
+    # round counters at the edge of int64 (t_ + 1 overflowed the compiled loops' int64)
+    ("OnlineLasso", "t_ = 2**63 - 1", _set_value("t_", 2**63 - 1)),
+    ("NaiveOGDRegression", "t_ = 2**53", _set_value("t_", 2**53)),
+    # RCINE: the refit block and the reservoir
+    ("RCINE", "block_count_ = refit_every",
+     lambda h, a: _set_value("block_count_", h["config"]["params"]["refit_every"])(h, a)),
+    ("RCINE", "a reservoir label = K", _set_entry("res_played_", 0, 3)),
+    ("RCINE", "a reservoir bit = 2", _set_entry("res_feedback_", 0, 2)),
+    ("RCINE", "rho0_hat_ > rho_max", _set_value("rho0_hat_", 0.6)),
+    # SOBA: the diagonal divides, the budget is >= 0
+    ("SOBA", "a_ = 0 somewhere", _set_entry("a_", (0, 0), 0.0)),
+    ("SOBAh", "budget_ < 0", _set_entry("budget_", 0, -1.0)),
+    # TraceNormOGD: the projection schedule sets the segment length (pending_ >= k looped forever)
+    ("TraceNormOGD", "pending_ = 2**31", _set_value("pending_", 2**31)),
+    ("TraceNormOGD", "rank_ past min(M, N)", _set_value("rank_", 1000)),
+    # SquareCB: the rate block's count sets the stream's segment length
+    ("SquareCB", "est_[2] = 1e9", _set_entry("est_", 2, 1e9)),
+    ("SquareCB", "est_[2] = 0.5", _set_entry("est_", 2, 0.5)),
+    ("SquareCB", "est_[0] = 1.5", _set_entry("est_", 0, 1.5)),
+    ("SquareCB", "a negative histogram count", _set_entry("hist_", 3, -1.0)),
+]
+
+
+@pytest.mark.parametrize("name,case,edit", CASES, ids=[f"{n}: {c}" for n, c, _ in CASES])
+def test_load_refuses_broken_invariant(name, case, edit, tmp_path):
+    header, arrays = _saved(BY_NAME[name], tmp_path)
+    header = json.loads(json.dumps(header))
+    arrays = dict(arrays)
+    edit(header, arrays)
+    path = _write(tmp_path, header, arrays)
+    with pytest.raises(PersistenceError):
+        Learner.load(path)
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_untampered_file_still_loads(name, tmp_path):
+    """The invariants hold for a learner in normal use (the checks refuse nothing a learner can be in)."""
+    header, arrays = _saved(BY_NAME[name], tmp_path)
+    loaded = Learner.load(_write(tmp_path, header, arrays))
+    assert loaded.t_ == 5
+
+
+def test_noisy_kernel_learner_grown_buckets_load(tmp_path):
+    """After enough rounds for buckets to double and new degrees to appear, the file still loads and resumes."""
+    cls = BY_NAME["NoisyKernelLearner"]
+    learner = cls(**H.test_params(cls)[0])
+    game = _Game(learner, n_rounds=60)
+    game.play(learner, 0, 60)
+    assert max(c.shape[0] for c in learner.copies_) > 4  # a bucket really grew
+    loaded = Learner.load(learner.save(tmp_path / "m.npz"))
+    assert [int(c) for c in loaded.count_] == [int(c) for c in learner.count_]
