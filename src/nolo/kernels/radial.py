@@ -25,7 +25,7 @@ with the local width (``1/|phi'|`` at an end, ``1/sqrt(-phi'')`` inside) and
 double outward until the integrand has dropped by ``exp(-50)``.  Accuracy is
 better than 1e-8 relative against adaptive ``scipy.integrate.quad`` over
 ``d`` from 1 to 1000, ``r^2`` from 0 to 1e7 and ``c`` up to 0.99 of its limit
-(``tests/test_css11_kernels.py::test_radial_surrogate_matches_scipy_quad_to_1e8``), and the evaluation is
+(``tests/kernels/test_css11_kernels.py::test_radial_surrogate_matches_scipy_quad_to_1e8``), and the evaluation is
 vectorised over pairs.
 """
 

@@ -4,7 +4,7 @@ One job: the arithmetic of scikit-learn's ``MLPClassifier(solver="adam")`` (ReLU
 logistic output, L2-penalised cross-entropy, Glorot-uniform initialisation, Adam) without its
 per-call and per-minibatch input validation, which took more than half of the time of RCINE's small
 refits.  :class:`nolo.noise_rates.NREst` (``engine="numpy"``) drives it one epoch per call, as
-scikit-learn's ``partial_fit``; tests/test_am_nrest_engine.py checks that both engines give the same
+scikit-learn's ``partial_fit``; tests/noise_rates/test_am_nrest_engine.py checks that both engines give the same
 weights and estimates.
 """
 

@@ -8,7 +8,7 @@ import pytest
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
 from nolo.datasets.ratings import load_ratings, make_low_rank_ratings
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def test_udata_fixture():

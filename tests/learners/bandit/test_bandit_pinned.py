@@ -8,7 +8,7 @@ environment and the learner; a data set above the prefetch-peek threshold (the l
 every array and number of the learner's persistent state (``W_``, ``a_``, ``budget_``, RCINE's estimates and
 reservoir, ``t_``, the generators' states) and the run's mistake counts.
 
-Record again (only when a change of numbers is intended and explained): ``python tests/test_bandit_pinned.py``.
+Record again (only when a change of numbers is intended and explained): ``python tests/learners/bandit/test_bandit_pinned.py``.
 """
 
 from __future__ import annotations

@@ -279,8 +279,8 @@ def test_am_horizon_claims_are_deferred_at_quick_scale_and_explained():
     import re
     from pathlib import Path
 
-    src = (Path(__file__).parents[1] / "src" / "nolo" / "experiments" / "am" / "curves.py").read_text()
-    docs = (Path(__file__).parents[1] / "docs" / "am-reproduction.md").read_text()
+    src = (Path(__file__).resolve().parents[2] / "src" / "nolo" / "experiments" / "am" / "curves.py").read_text()
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "am-reproduction.md").read_text()
     whys = re.findall(r'why="[^"]*docs/am-reproduction\.md#([\w-]+)"', src)
     assert len(whys) >= 5
     for anchor in whys:

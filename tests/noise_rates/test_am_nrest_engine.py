@@ -10,7 +10,7 @@ from nolo.noise_rates import nrest as nrest_module
 
 
 def _log(rho0, rho1, n=1500, K=4, d=30, seed=0, sparse=False):
-    """Clustered x, half the plays right, flipped feedback bits (as tests/test_am_nrest.py), optionally 80 % zeros."""
+    """Clustered x, half the plays right, flipped feedback bits (as tests/noise_rates/test_am_nrest.py), optionally 80 % zeros."""
     rng = np.random.default_rng(seed)
     C = rng.standard_normal((K, d)) * 3
     y = rng.integers(K, size=n)
@@ -79,7 +79,7 @@ def test_numpy_engine_reproducible_and_seed_sensitive():
 
 
 def test_numpy_engine_estimates_close_to_truth():
-    """The accuracy bar of tests/test_am_nrest.py (n=6000, 20 epochs, |error| < 0.06) with the default engine."""
+    """The accuracy bar of tests/noise_rates/test_am_nrest.py (n=6000, 20 epochs, |error| < 0.06) with the default engine."""
     X, played, fb = _log(0.2, 0.1, n=6000, d=10)
     est = NREst(hidden_layer_sizes=(32,), max_iter=20, random_state=0).fit(X, played, fb, n_classes=4)
     assert est.engine == "numpy"

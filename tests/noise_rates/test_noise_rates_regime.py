@@ -32,7 +32,7 @@ def _digits_log(rho0, rho1, n=30_000, seed=0):
 
 
 def _clustered_log(rho0, rho1, n=6000, K=4, d=10, seed=0, right=0.5, labels=False):
-    """The AM regime (as tests/test_am_nrest.py): clustered x, a share ``right`` of the plays right, the rest uniform."""
+    """The AM regime (as tests/noise_rates/test_am_nrest.py): clustered x, a share ``right`` of the plays right, the rest uniform."""
     rng = np.random.default_rng(seed)
     C = rng.standard_normal((K, d)) * 3
     y = rng.integers(K, size=n)

@@ -9,7 +9,7 @@ import pytest
 
 from nolo.datasets import REGISTRY, file_status, load_dataset, read_idx
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 
 pytestmark = pytest.mark.realdata
 
