@@ -30,43 +30,40 @@ from typing import Callable
 
 import numpy as np
 
+from nolo._registry import Registry
 from nolo._validation import check_int, check_scalar
 from nolo.exceptions import ParameterError
 
 __all__ = ["register_generator", "get_generator", "generator_names", "make_stream", "load_environment_dataset",
            "load_dataset_arrays", "visit_order", "DRAWS"]
 
-_GENERATORS: dict[str, Callable] = {}
+#: the stream generators by name (one registry mechanism: nolo._registry.Registry)
+GENERATORS = Registry("generator")
 
 
 def register_generator(name: str) -> Callable[[Callable], Callable]:
     """Decorator: register ``gen(rounds, rng, **params) -> (X, y)`` under ``name``."""
 
     def deco(func: Callable) -> Callable:
-        old = _GENERATORS.get(name)
+        old = GENERATORS.get(name) if name in GENERATORS else None
         if old is not None and (old.__module__, old.__qualname__) != (func.__module__, func.__qualname__):
             raise ParameterError(f"generator {name!r} is already registered by {old.__module__}.{old.__qualname__}")
-        _GENERATORS[name] = func
+        GENERATORS.register(name, func, replace=True)  # the same function again (a module reload) replaces it
         return func
 
     return deco
 
 
 def generator_names() -> list[str]:
-    return sorted(_GENERATORS)
+    return sorted(GENERATORS.names())
 
 
 def get_generator(name: str) -> Callable:
-    if name not in _GENERATORS:
+    if name not in GENERATORS:
         from nolo.experiments.registry import load_experiment_modules
 
         load_experiment_modules()  # paper modules may register their own generators
-    try:
-        return _GENERATORS[name]
-    except KeyError:
-        raise ParameterError(
-            f"generator must be one of {', '.join(map(repr, generator_names()))}, got {name!r}"
-        ) from None
+    return GENERATORS.get(name, param="generator")
 
 
 def generator_parameters(name: str) -> list[str]:

@@ -217,8 +217,9 @@ def eiv(ctx) -> ExperimentResult:
                   "the mean keeps R^2 ~ 1 - (1 - lambda)^2 = 0.89, at most 0.11 to gain -- docs/practice.md#claims"),
         Claim("target scale (1 vs 100) changes no nolo estimator's clean-input R^2 by more than 0.005",
               "scale_change_r2_max_nolo", "<=", 0.005,
-              why="the CSS11 OGD learners' default radius = 1 cannot hold ||w|| = 100 (issue 15 item 3: "
-                  "scale-free defaults) -- docs/practice.md#claims"),
+              why="an estimator's fit depends on the target's scale (the sklearn_api estimators standardise the "
+                  "target since issue 15 item 3; the earlier radius = 1 default could not hold ||w|| = 100) -- "
+                  "docs/practice.md#claims"),
     ]
     wide_r2 = _wide(mean)
     wide_err = _wide(mean, "coef_error")
