@@ -177,16 +177,20 @@ def _hidden_sizes(ctx, param, value) -> tuple[int, ...]:
     return sizes
 
 
-def _method_help() -> str:
+def _methods() -> dict:
+    """The method registry with every entry registered (``oracle`` registers itself from the bandit learners)."""
+    import nolo.learners.bandit.rate_oracle  # noqa: F401  -- registers "oracle"
     from nolo.noise_rates.methods import METHODS
 
-    return "; ".join(f"{name}: {m.description}" for name, m in METHODS.items())
+    return METHODS
+
+
+def _method_help() -> str:
+    return "; ".join(f"{name}: {m.description}" for name, m in _methods().items())
 
 
 def _method_names() -> list[str]:
-    from nolo.noise_rates.methods import METHODS
-
-    return list(METHODS)
+    return list(_methods())
 
 
 @click.command("estimate-noise")
@@ -221,6 +225,8 @@ def estimate_noise(log, method, n_classes, percentile, hidden, epochs, patience,
     """
     from nolo.noise_rates import bootstrap_rates, diagnose
     from nolo.noise_rates.methods import make_estimator
+
+    _methods()
 
     try:
         X, played, feedback, prop = read_log(log, with_propensity=True)

@@ -9,8 +9,9 @@ options (keyword arguments: ``hidden_layer_sizes``, ``max_iter``, ``percentile``
 ``oracle``: :class:`nolo.learners.bandit.rate_oracle.OracleRates`, the rates read off a per-class ridge
 regression of the raw bit (SquareCB's own estimate, docs/squarecb.md), no network; its ``fit`` also takes
 the logger's ``propensity`` per round (then rho0 comes from the inverse-propensity identity).  Its class
-lives with the bandit oracles it fits, so the factory imports it when called (``nolo.noise_rates`` itself
-never imports the learners).
+lives with the bandit oracles it fits, one layer up, so that module registers the entry itself with
+:func:`register_method` when it is imported (``nolo.learners.bandit`` imports it; ``nolo.noise_rates``
+never imports the learners: RCINE, a learner, imports NREst from here).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Callable, NamedTuple
 from nolo.exceptions import ParameterError
 from nolo.noise_rates.nrest import NREst
 
-__all__ = ["Method", "METHODS", "DEFAULT_METHOD", "make_estimator"]
+__all__ = ["Method", "METHODS", "DEFAULT_METHOD", "make_estimator", "register_method"]
 
 
 class Method(NamedTuple):
@@ -35,14 +36,6 @@ def _nrest(rule: str) -> Callable[..., NREst]:
     return factory
 
 
-def _oracle(random_state=None, **network_options) -> object:
-    """OracleRates with its defaults; the network options (hidden sizes, epochs, percentile, patience) do not
-    apply to it."""
-    from nolo.learners.bandit.rate_oracle import OracleRates
-
-    return OracleRates(random_state=random_state)
-
-
 METHODS: dict[str, Method] = {
     "nrest-anchors": Method("NREst network, rates read from the feedback of per-class anchors (nolo; any share "
                             "of right plays, e.g. a uniform logger)", _nrest("anchors")),
@@ -50,10 +43,12 @@ METHODS: dict[str, Method] = {
                            "well over 1 - percentile/100 of the plays right and wrong)", _nrest("pooled")),
     "nrest-per-class": Method("NREst network, per-class percentile rule (AM eq. 6 as the paper text)",
                               _nrest("per_class")),
-    "oracle": Method("per-class ridge regression of the raw bit, no network (SquareCB's own estimate): 1 - rho1 "
-                     "from its confident top predictions, rho0 from the logged propensities (a 'propensity' column) "
-                     "or else the other labels' predictions; the network options do not apply", _oracle),
 }
+
+
+def register_method(name: str, description: str, factory: Callable[..., object]) -> None:
+    """Add an estimator under ``name`` (its module calls this at import; re-registering the same name replaces)."""
+    METHODS[name] = Method(description, factory)
 
 #: the CLI's default: the rule that suits the widest range of logs (docs/noise-rates.md)
 DEFAULT_METHOD = "nrest-anchors"

@@ -39,6 +39,7 @@ from sklearn.base import BaseEstimator
 
 from nolo._validation import check_array, check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
+from nolo.noise_rates.methods import register_method
 
 __all__ = ["HIST_BINS", "HIST_LO", "HIST_HI", "record_round", "refresh_rates", "hist_percentile",
            "oracle_noise_rates", "OracleRates", "DEFAULT_PCT_TOP", "LOGGED_PCT_TOP"]
@@ -300,3 +301,18 @@ def oracle_noise_rates(X, played, feedback, n_classes: int | None = None, *, pro
     est = OracleRates(oracle=oracle, lam=lam, eta=eta, passes=passes, pct_top=pct_top, pct_rest=pct_rest,
                       rho_max=rho_max).fit(X, played, feedback, n_classes, propensity=propensity)
     return {"rho0": est.rho0_, "rho1": est.rho1_, "n": est.n_rounds_, "rule": est.rule_}
+
+
+def _oracle_method(random_state=None, **network_options) -> OracleRates:
+    """``nolo estimate-noise --method oracle``: OracleRates with its defaults; the network options (hidden sizes,
+    epochs, percentile, patience) do not apply to it."""
+    return OracleRates(random_state=random_state)
+
+
+register_method(
+    "oracle",
+    "per-class ridge regression of the raw bit, no network (SquareCB's own estimate): 1 - rho1 from its confident "
+    "top predictions, rho0 from the logged propensities (a 'propensity' column) or else the other labels' "
+    "predictions; the network options do not apply",
+    _oracle_method,
+)
