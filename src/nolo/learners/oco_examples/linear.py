@@ -30,6 +30,7 @@ from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
 from nolo.learners.oco_examples._common import NotesOGDMixin, check_round_target
 from nolo.learners.oco_examples._loops import LOSS_CODES, linear_ogd_loop
+from nolo.learners.ogd import AveragedLinearPredictor
 from nolo.oco.losses_api import check_loss, check_targets
 from nolo.oco.projections import Box, ConstraintSet, L1Ball, L2Ball, Unconstrained
 
@@ -49,7 +50,7 @@ def _radius_of(constraint, d: int) -> float:
     return math.inf
 
 
-class _LinearOCO(NotesOGDMixin, FullInformationLearner):
+class _LinearOCO(NotesOGDMixin, AveragedLinearPredictor, FullInformationLearner):
     """Projected (composite) OGD on a linear predictor: the shared machinery of this module's learners.
 
     Subclasses give ``_spec() -> (loss, constraint, l2, l1)``.  One round
@@ -220,14 +221,6 @@ class _LinearOCO(NotesOGDMixin, FullInformationLearner):
         self._ensure_initialized(X.shape[1])
         return self._run(X, y)
 
-    def predict(self, X, average: bool = False) -> np.ndarray:
-        """``<f, x>`` for the rows of ``X`` (never changes state); ``average=True`` uses the online-to-batch mean."""
-        self._require_initialized()
-        if not isinstance(average, (bool, np.bool_)):
-            raise ParameterError(f"average must be True or False, got {average!r}")
-        X = self._check_X(X)
-        return X @ (self.average_ if average else self.w_)
-
 
 def _freeze(value):
     """A hashable snapshot of a parameter value (nested configurables by their attributes)."""
@@ -319,7 +312,30 @@ class OnlineLinearSVM(_LinearOCO):
         return check_loss(self.loss), constraint, 0.0, 0.0
 
 
-class OnlineRidgeRegression(_LinearOCO):
+class _PenalisedLinear(_LinearOCO):
+    """The notes' regularised linear prediction ``phi(f^T x, y) + R(f)`` over the L2 ball of ``radius``: one
+    constructor and spec for the ridge (``_penalty = "l2"``) and lasso (``"l1"``) learners below."""
+
+    _penalty = "l2"
+
+    def __init__(self, alpha=0.1, radius=1.0, loss="squared", step=None, x_bound=1.0, y_bound=None, horizon=None,
+                 seed=None):
+        self.alpha = alpha
+        self.radius = radius
+        self.loss = loss
+        self.step = step
+        self.x_bound = x_bound
+        self.y_bound = y_bound
+        self.horizon = horizon
+        self.seed = seed
+
+    def _spec(self):
+        alpha = check_scalar(self.alpha, "alpha", low=0.0)
+        ball = L2Ball(check_scalar(self.radius, "radius", low=0.0, low_inclusive=False))
+        return (check_loss(self.loss), ball) + ((alpha, 0.0) if self._penalty == "l2" else (0.0, alpha))
+
+
+class OnlineRidgeRegression(_PenalisedLinear):
     """Online ridge regression: OGD on ``phi(f^T x, y) + (alpha/2) ||f||_2^2`` over ``||f||_2 <= radius``.
 
     The notes' "regularized linear prediction" (lecture 14, section 2) with
@@ -350,23 +366,10 @@ class OnlineRidgeRegression(_LinearOCO):
     [0.5, -0.5, -0.0, 0.2]
     """
 
-    def __init__(self, alpha=0.1, radius=1.0, loss="squared", step=None, x_bound=1.0, y_bound=None, horizon=None,
-                 seed=None):
-        self.alpha = alpha
-        self.radius = radius
-        self.loss = loss
-        self.step = step
-        self.x_bound = x_bound
-        self.y_bound = y_bound
-        self.horizon = horizon
-        self.seed = seed
-
-    def _spec(self):
-        alpha = check_scalar(self.alpha, "alpha", low=0.0)
-        return check_loss(self.loss), L2Ball(check_scalar(self.radius, "radius", low=0.0, low_inclusive=False)), alpha, 0.0
+    _penalty = "l2"
 
 
-class OnlineLasso(_LinearOCO):
+class OnlineLasso(_PenalisedLinear):
     """Online lasso by proximal (soft-thresholding) OGD on ``phi(f^T x, y) + alpha ||f||_1``.
 
     The notes' regularised linear prediction (lecture 14, section 2) with
@@ -405,20 +408,7 @@ class OnlineLasso(_LinearOCO):
     ([0.69, -0.66], True)
     """
 
-    def __init__(self, alpha=0.1, radius=1.0, loss="squared", step=None, x_bound=1.0, y_bound=None, horizon=None,
-                 seed=None):
-        self.alpha = alpha
-        self.radius = radius
-        self.loss = loss
-        self.step = step
-        self.x_bound = x_bound
-        self.y_bound = y_bound
-        self.horizon = horizon
-        self.seed = seed
-
-    def _spec(self):
-        alpha = check_scalar(self.alpha, "alpha", low=0.0)
-        return check_loss(self.loss), L2Ball(check_scalar(self.radius, "radius", low=0.0, low_inclusive=False)), 0.0, alpha
+    _penalty = "l1"
 
 
 class OnlineLassoL1Ball(_LinearOCO):
