@@ -139,3 +139,27 @@ def test_results_and_plot_work_on_any_output_directory(tmp_path):
     assert res.exit_code == 0 and Path(tmp_path / "demo.png").is_file(), res.output
     res = CliRunner().invoke(plot, [str(tmp_path / "demo"), "--metric", "nope"])
     assert res.exit_code == 2 and "--metric must be a recorded column" in res.output
+
+
+def test_results_warns_once_per_unreadable_file(tmp_path):
+    from nolo.cli.experiments import results
+
+    run_map(table_task, [{"x": x, "seed": s} for x in (0, 1) for s in (0, 1)], tmp_path / "runs", name="curves")
+    bad = sorted((tmp_path / "runs").glob("*.parquet"))[0]
+    bad.write_bytes(b"garbage")
+    res = CliRunner().invoke(results, [str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert res.output.count(f"skipping {bad}") == 1 and "3 runs" in res.output
+
+
+def test_aggregate_of_a_wide_table_does_not_warn(recwarn):
+    import numpy as np
+    import pandas as pd
+
+    from nolo.experiments.store import aggregate
+
+    df = pd.DataFrame({"learner": ["a", "a", "b"], "run_id": ["r0", "r1", "r2"], "seed": [0, 1, 0], "t": [1, 1, 1]})
+    df = pd.concat([df, pd.DataFrame(np.arange(3 * 150.0).reshape(3, 150), columns=[f"m{i}" for i in range(150)])], axis=1)
+    out = aggregate(df)
+    assert not [w for w in recwarn if issubclass(w.category, pd.errors.PerformanceWarning)]
+    assert out.loc[out.learner == "a", "m0_mean"].item() == 75.0 and out.loc[out.learner == "a", "n_seeds"].item() == 2

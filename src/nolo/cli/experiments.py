@@ -308,8 +308,8 @@ def results(directory, at, kind, csv_path):
             failed = load_results(directory, kind=kind, failed=True)
         except NoloError as exc:
             _fail(str(exc))
-    for w in caught:
-        click.echo(f"warning: {w.message}", err=True)
+    for message in dict.fromkeys(str(w.message) for w in caught):  # both loads read each file's metadata: once each
+        click.echo(f"warning: {message}", err=True)
     if df.empty and failed.empty:
         click.echo(f"no runs under {directory}")
         return

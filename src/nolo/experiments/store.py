@@ -204,6 +204,8 @@ def load_results(directory: str | os.PathLike, kind: str = "all", *, failed: boo
         if meta.get("status") == "failed":
             failures.append({"experiment": exp, **{c: meta.get(c) for c in ID_COLUMNS}, "error": meta.get("error")})
             continue
+        if failed:  # only the failed runs' metadata is wanted: the tables are not read (nor warned about twice)
+            continue
         try:
             df = pq.read_table(p).to_pandas()
         except (OSError, pa.ArrowException) as exc:
@@ -255,10 +257,9 @@ def aggregate(df: pd.DataFrame, at: str = "final", metrics: list[str] | None = N
     if metrics is None:
         metrics = [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
     g = df.groupby(keys, sort=True, dropna=False)
-    out = g.size().rename("n_seeds").to_frame()
-    for m in metrics:
-        mean = g[m].mean()
-        sd = g[m].std(ddof=1).fillna(0.0)
-        out[f"{m}_mean"] = mean
-        out[f"{m}_se"] = sd / np.sqrt(out["n_seeds"])
-    return out.reset_index()
+    n = g.size().rename("n_seeds")
+    cols = {"n_seeds": n}
+    for m in metrics:  # built as one frame: inserting hundreds of columns one by one fragments it
+        cols[f"{m}_mean"] = g[m].mean()
+        cols[f"{m}_se"] = g[m].std(ddof=1).fillna(0.0) / np.sqrt(n)
+    return pd.concat(cols, axis=1).copy().reset_index()  # copy: one block, so reset_index does not warn
