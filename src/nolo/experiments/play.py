@@ -235,6 +235,25 @@ def _timing(points: np.ndarray, clock: np.ndarray | None, seconds: float) -> dic
             "elapsed": clock}
 
 
+def _timed_rounds(T: int, points: np.ndarray, clock: np.ndarray, progress):
+    """Rounds 0..T-1 of a per-round loop: after each round, ``clock[k]`` gets the seconds since the first round
+    when round t + 1 is the recorded round ``points[k]``, and the progress bar (if any) advances."""
+    bar = progress(total=T) if progress is not None else None
+    start = time.perf_counter()
+    k = 0
+    try:
+        for t in range(T):
+            yield t
+            if k < len(points) and t + 1 == points[k]:
+                clock[k] = time.perf_counter() - start
+                k += 1
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def _loop(learner, stream: Stream, protocol: str, loss, points: np.ndarray, progress):
     """The per-round loop: score the clean instance, then update (one oracle per round)."""
     from nolo.noise import Oracle, add_target_noise
@@ -253,10 +272,8 @@ def _loop(learner, stream: Stream, protocol: str, loss, points: np.ndarray, prog
     clock = np.empty(len(points))
     if not learner.is_initialized:
         learner.initialize(X.shape[1])  # so that round 1 is scored with the learner's initial predictor
-    bar = progress(total=T) if progress is not None else None
     start = time.perf_counter()
-    k = 0
-    for t in range(T):
+    for t in _timed_rounds(T, points, clock, progress):
         x, y = X[t], Y[t]
         m = _margin(learner, x)
         if losses is not None:
@@ -275,13 +292,6 @@ def _loop(learner, stream: Stream, protocol: str, loss, points: np.ndarray, prog
             queries[t] = oracle.queries
         else:
             learner.learn(x if copies is None else copies[t, 0], y_seen)
-        if t + 1 == points[k]:
-            clock[k] = time.perf_counter() - start
-            k += 1
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
     return losses, wrong, queries, clock, time.perf_counter() - start
 
 
@@ -333,21 +343,12 @@ def _play_bandit_rounds(learner, stream: BanditStream, record_every, progress) -
     points = record_points(T, "log" if record_every is None else record_every)
     wrong = np.zeros(T, dtype=bool)
     clock = np.empty(len(points))
-    bar = progress(total=T) if progress is not None else None
     start = time.perf_counter()
-    k = 0
-    for t in range(T):
+    for t in _timed_rounds(T, points, clock, progress):
         x = env.next()
         label = learner.act(x)
         wrong[t] = int(label) != int(env.y[env.current_index])
         learner.learn(x, label, env.feedback(label))
-        if t + 1 == points[k]:
-            clock[k] = time.perf_counter() - start
-            k += 1
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
     seconds = time.perf_counter() - start
     cm = np.cumsum(wrong)[points - 1]
     frame = pd.DataFrame({"t": points, "mistakes": cm.astype(np.int64), "error_rate": cm / points,
