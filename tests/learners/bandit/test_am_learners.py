@@ -224,3 +224,11 @@ def test_save_load_resume_equals_uninterrupted(tmp_path, cls, kw):
     if cls is RCINE:
         assert a.estimates_.shape[0] == 5
         np.testing.assert_array_equal(a.estimates_, c.estimates_)
+
+
+@pytest.mark.parametrize("rho_max", [0.5, -0.1, 0.6])
+def test_rcine_rate_cap_below_one_half(rho_max):
+    """Estimates capped at 0.5 each could sum to 1, where beta = 1 - rho0_hat - rho1_hat = 0 divides."""
+    with pytest.raises(ParameterError, match="rho_max"):
+        RCINE(n_classes=3, rho_max=rho_max).initialize(2)
+    RCINE(n_classes=3, rho_max=0.499).initialize(2)

@@ -102,7 +102,7 @@ class RCINE(ExploringBanditLearner):
         The rate estimator (AM Algorithm 3); None uses ``DEFAULT_ESTIMATOR_PARAMS``.
     warm_refit_epochs : int in [1, 10000] or None
         Epochs of each warm-started refit after the first (None: the estimator's ``max_iter``).
-    rho_max : float in [0, 0.5]
+    rho_max : float in [0, 0.5)
         Cap of the estimated rates (so beta >= 1 - 2 rho_max).
     horizon, complexity : for a corollary gamma (T and D).
     dtype : {"float64", "float32"}
@@ -143,7 +143,7 @@ class RCINE(ExploringBanditLearner):
         check_int(self.reservoir_size, "reservoir_size", low=10)
         if self.warm_refit_epochs is not None:
             check_int(self.warm_refit_epochs, "warm_refit_epochs", low=1, high=MAX_WARM_REFIT_EPOCHS)
-        check_scalar(self.rho_max, "rho_max", low=0.0, high=0.5)
+        check_scalar(self.rho_max, "rho_max", low=0.0, high=0.5, high_inclusive=False)  # 0.5 + 0.5: beta = 0
         from nolo.noise_rates import NREst
 
         if self.estimator is not None and not isinstance(self.estimator, NREst):
