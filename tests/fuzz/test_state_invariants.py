@@ -94,6 +94,10 @@ CASES = [
     # TraceNormOGD: the projection schedule sets the segment length (pending_ >= k looped forever)
     ("TraceNormOGD", "pending_ = 2**31", _set_value("pending_", 2**31)),
     ("TraceNormOGD", "rank_ past min(M, N)", _set_value("rank_", 1000)),
+    # the OCO notes' learners: the regret bound's step statistics
+    ("OnlineLinearSVM", "eta_last_ < 0", _set_value("eta_last_", -1.0)),
+    ("OnlineRidgeRegression", "stats_[1] < 0", _set_entry("stats_", 1, -1.0)),
+    ("MaxEntryOGD", "stats_[2] < 0", _set_entry("stats_", 2, -1.0)),
     # SquareCB: the rate block's count sets the stream's segment length
     ("SquareCB", "est_[2] = 1e9", _set_entry("est_", 2, 1e9)),
     ("SquareCB", "est_[2] = 0.5", _set_entry("est_", 2, 0.5)),

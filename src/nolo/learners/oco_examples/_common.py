@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from nolo._validation import check_int, check_scalar
-from nolo.exceptions import ParameterError
+from nolo.exceptions import ParameterError, PersistenceError
 from nolo.oco.losses_api import check_targets
 from nolo.oco.regret import notes_regret_bound
 from nolo.oco.steps import ConstantStep, InverseSqrtStep, TheoryStep, check_step
@@ -23,6 +23,19 @@ class NotesOGDMixin:
     ``gradient_bound(n_features=None)`` (``B``), ``diameter()`` and keeps ``t_``, ``eta_last_`` and
     ``stats_`` (``stats_[1] = sum ||g_t||^2``, ``stats_[2] = sum eta_t ||g_t||^2``).
     """
+
+    def _check_state(self) -> None:
+        """A loaded run's step statistics must be ones a run can produce: ``eta_last_ >= 0`` and the sums
+        ``stats_[1]``, ``stats_[2]`` of ``||g_t||^2`` and ``eta_t ||g_t||^2`` >= 0 (a negative one makes
+        :meth:`regret_bound` the square root of a negative number)."""
+        super()._check_state()
+        if not self.is_initialized:
+            return
+        if not float(self.eta_last_) >= 0.0:
+            raise PersistenceError(f"eta_last_ (the last round's step) must be >= 0, got {self.eta_last_!r}")
+        if not (self.stats_[1] >= 0.0 and self.stats_[2] >= 0.0):
+            raise PersistenceError("stats_[1] and stats_[2] (sums of ||g_t||^2 and eta_t ||g_t||^2) must be >= 0, "
+                                   f"got {self.stats_[1]!r}, {self.stats_[2]!r}")
 
     def _validate_step_params(self, loss_name: str, gradient_bound: str) -> None:
         """``y_bound``, ``horizon``, ``step``; the default step with the squared loss needs ``y_bound``."""
