@@ -197,7 +197,7 @@ def ogd_update(o, Wt, idx, val, lo, hi, a, pred, target):
     sb, gb, rt = o.buf[0], o.buf[1], o.buf[2]
     p = pred
     for i in range(m):  # (1) scales: s_j <- max(s_j, |x_j|), w_j rescaled (rare once the scales have settled)
-        j = ix[i]
+        j = np.uint64(ix[i])  # unsigned: no negative-index wrap-around per access (canonical indices are >= 0)
         v = vx[i]
         ax = abs(v)
         s = S[j, a]
@@ -232,13 +232,13 @@ def ogd_update(o, Wt, idx, val, lo, hi, a, pred, target):
         v = vx[i]
         nrm += sb[i]
         ppu += v * v * rt[i]
-        G[ix[i], a] = gb[i]
+        G[np.uint64(ix[i]), a] = gb[i]
     N[a] += nrm
     n[a] += 1.0
     eta_t = o.eta * math.sqrt(n[a] / N[a])
     step = err * (1.0 - math.exp(-eta_t * ppu)) / ppu  # invariant: the prediction moves by step * ppu
     for i in range(m):  # (4) the weights
-        Wt[ix[i], a] += step * vx[i] * rt[i]
+        Wt[np.uint64(ix[i]), a] += step * vx[i] * rt[i]
     Wt[D - 1, a] += step * rb
     return True
 
