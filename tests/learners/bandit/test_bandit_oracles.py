@@ -107,3 +107,74 @@ def test_ogd_learns_a_linear_function():
         errs.append((r[0] - (x @ w + 0.3)) ** 2)
         O.ogd_update(st, Wt, idx, val, lo, hi, 0, r[0], x @ w + 0.3 + 0.1 * g.normal())
     assert np.mean(errs[-2000:]) < 0.05 * np.var(g.normal(size=(1000, 10)) @ w)
+
+
+def _ogd_step_reference(G, S, N, n, eta, Wt, idx, val, lo, hi, a, pred, target):
+    """The OGD step as one scalar pass per stage in plain Python (the definition the compiled step's passes must
+    reproduce bit for bit): scales and normaliser, then G and the rates, then the weights."""
+    D = G.shape[0]
+    p, nrm = pred, 1.0
+    for t in range(lo, hi):
+        j, v = idx[t], val[t]
+        ax = abs(v)
+        if ax == 0.0:
+            continue
+        s = S[j, a]
+        if ax > s:
+            if s > 0.0:
+                w_old = Wt[j, a]
+                Wt[j, a] = w_old * (s / ax)
+                p += (Wt[j, a] - w_old) * v
+            S[j, a] = s = ax
+        nrm += (v / s) * (v / s)
+    S[D - 1, a] = 1.0
+    err = target - p
+    if err == 0.0:
+        return
+    g2 = err * err
+    G[D - 1, a] += g2
+    N[a] += nrm
+    n[a] += 1.0
+    eta_t = eta * math.sqrt(n[a] / N[a])
+    rb = 1.0 / math.sqrt(G[D - 1, a])
+    ppu, rates = rb, []
+    for t in range(lo, hi):
+        j, v = idx[t], val[t]
+        G[j, a] = G[j, a] + g2 * v * v
+        rate = 1.0 / (S[j, a] * math.sqrt(G[j, a])) if v != 0.0 else 0.0
+        rates.append(rate)
+        ppu += v * v * rate
+    step = err * (1.0 - math.exp(-eta_t * ppu)) / ppu
+    for t in range(lo, hi):
+        Wt[idx[t], a] += step * val[t] * rates[t - lo]
+    Wt[D - 1, a] += step * rb
+
+
+def test_ogd_step_bit_identical_to_the_scalar_definition():
+    # the compiled step runs in passes over the non-zeros (gathered buffers, SIMD square roots and divisions,
+    # the sums in order): every array must equal the one-pass scalar definition exactly, through growing
+    # scales (rescaled weights), explicit zeros, rows at an offset lo > 0 (CSR) and a target hit exactly
+    g = np.random.default_rng(7)
+    K, d = 3, 40
+    st = O.ogd_oracle(K, d, 0.5)
+    Wt = np.zeros((d + 1, K))
+    ref = [np.zeros_like(st.G), np.zeros_like(st.S), np.zeros(K), np.zeros(K)]
+    Wr = np.zeros_like(Wt)
+    r = np.empty(K)
+    for i in range(400):
+        scale = 1.0 + i / 100  # the |x_j| keep growing: rescale events all along
+        x = g.normal(size=d) * scale * (g.random(d) < 0.3)
+        nz = np.flatnonzero(x)
+        keep = np.sort(np.concatenate([nz, g.choice(d, 2, replace=False)]))  # plus explicit zeros
+        pad = int(g.integers(0, 4))  # the row sits at [lo, hi) of longer arrays
+        idx = np.concatenate([np.zeros(pad, np.int64), np.unique(keep), np.zeros(2, np.int64)])
+        val = np.concatenate([g.normal(size=pad), x[np.unique(keep)], g.normal(size=2)])
+        lo, hi = pad, pad + np.unique(keep).size
+        a = int(g.integers(0, K))
+        O.linear_predict(Wt, idx, val, lo, hi, r)
+        target = r[a] if i % 50 == 0 else float(g.integers(0, 2))  # err == 0 now and then (no rescale at i = 0)
+        assert O.ogd_update(st, Wt, idx, val, lo, hi, a, r[a], target)
+        _ogd_step_reference(*ref, 0.5, Wr, idx, val, lo, hi, a, r[a], target)
+        for got, want in zip([Wt, st.G, st.S, st.N, st.n], [Wr, *ref]):
+            np.testing.assert_array_equal(got, want)
+    assert ref[3].sum() > 300 and np.all(ref[1][:d] > 0)  # the steps were taken and every scale was set

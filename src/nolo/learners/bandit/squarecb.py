@@ -352,7 +352,7 @@ class SquareCB(OneBitBanditLearner):
     def _oracle_record(self):
         if self.oracle == "ridge":
             return O.RidgeOracle(self.P_)
-        return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, np.zeros(self.W_.shape[1]), float(self.eta))
+        return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, O.ogd_buffer(self.W_.shape[1]), float(self.eta))
 
     def _state_record(self) -> SquareCBState:
         return SquareCBState(float(self.gamma_scale), float(self.gamma_exponent), _MODE[self.correction],
