@@ -278,3 +278,62 @@ def test_corrected_least_squares_intercept_is_the_limit(noise_cov):
     assert CorrectedLeastSquares(noise_cov=noise_cov).fit(R, y).intercept_ == 0.0
     with pytest.raises(ParameterError, match="fit_intercept"):
         CorrectedLeastSquares(fit_intercept="yes").fit(R, y)
+
+
+# -- Fuller's small-sample guard (issue 15, what was left) ---------------------------------------------------
+def _fuller_cell(seed=0, n=200, d=20, m=2, r=1.0):
+    rng = np.random.default_rng([seed, m, int(r * 1000), d, n])
+    w = rng.normal(size=d) / np.sqrt(d)
+    X = rng.normal(size=(n, d))
+    y = X @ w + np.sqrt(0.1 * float(w @ w)) * rng.normal(size=n)
+    return X[:, None, :] + np.sqrt(r) * rng.normal(size=(n, m, d)), y
+
+
+def test_fuller_guard_caps_gamma_by_the_formula_each_item():
+    R, y = _fuller_cell(n=120, d=5, m=2, r=2.0)
+    m = BiasCompensatedRLS(fuller_alpha=5.0, max_correction=0.99)
+    for t in range(R.shape[0]):
+        m.learn_stream(R[t:t + 1], y[t:t + 1])
+        if t + 1 < 2 * 6:
+            assert m.gamma_ == 0.0  # warm-up
+            continue
+        k = t + 1
+        fuller = min(1 - 5.0 / k, 1 / m.rho_ - 6.0 / k)
+        expect = min(1.0 if m.rho_ <= 0.99 else 0.99 / m.rho_, max(fuller, 0.0))
+        assert m.gamma_ == pytest.approx(expect, rel=1e-12, abs=1e-15)
+
+
+def test_fuller_guard_tracks_the_batch_modification():
+    from nolo.batch import CorrectedLeastSquares
+
+    R, y = _fuller_cell()
+    online = BiasCompensatedRLS(fuller_alpha=5.0, max_correction=0.99, sweeps=60)
+    online.learn_stream(R, y)
+    batch = CorrectedLeastSquares(fit_intercept=True, fuller_alpha=5.0).fit(R, y)
+    assert 1.0 < batch.lambda_hat_ < 1.5  # the regime: g = 1 - alpha/n
+    assert online.gamma_ == pytest.approx(batch.correction_scale_, rel=1e-9)
+    assert 1 / online.rho_ == pytest.approx(batch.lambda_hat_, rel=1e-3)
+    np.testing.assert_allclose(online.coef_, batch.coef_, rtol=0, atol=2e-3 * np.linalg.norm(batch.coef_))
+    plain = BiasCompensatedRLS(max_correction=0.99, sweeps=60)
+    plain.learn_stream(R, y)
+    assert np.linalg.norm(online.coef_ - plain.coef_) > 1e-2 * np.linalg.norm(plain.coef_)  # the guard acts
+
+
+def test_fuller_alpha_validated_state_unchanged():
+    m = BiasCompensatedRLS()
+    R, y = _fuller_cell(n=10, d=2)
+    m.learn_stream(R, y)
+    before = m.theta_.copy()
+    m.fuller_alpha = -1.0
+    with pytest.raises(ParameterError, match="fuller_alpha"):
+        m.learn_stream(R, y)
+    assert np.array_equal(m.theta_, before)
+
+
+def test_fuller_hand_worked_d1():
+    # the items of test_hand_worked_repeated_d1: A = 13, C = 2, lambda_hat = 13/2, t = 2 items, alpha_F = 1:
+    # gamma = min(1 - 1/2, 13/2 - 2/2) = 1/2 -> (13 - 1) w = 19
+    m = BiasCompensatedRLS(noise="repeated", fit_intercept=False, alpha=1e-300, sweeps=200, fuller_alpha=1.0)
+    m.learn_stream(np.array([[[1.0], [3.0]], [[2.0], [4.0]]]), np.array([2.0, 5.0]))
+    assert m.gamma_ == pytest.approx(0.5, rel=1e-14)
+    assert m.coef_[0] == pytest.approx(19 / 12, rel=1e-13)

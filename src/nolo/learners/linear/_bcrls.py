@@ -5,7 +5,9 @@ State (updated in place): ``U`` upper Cholesky factor of ``A_t = alpha I + sum_i
 accumulated ``xbar y``, ``theta`` the coefficient iterate, ``u`` the power-iteration vector of
 ``M = U^{-T} C U^{-1}`` and ``aux = [rho_hat, gamma]``.  Items are rows ``R[offsets[i]:offsets[i+1]]``
 (ragged readings); ``mode`` 0 = known ``Sigma`` (``C += Sigma / k``), 1 = replicates (``C += sum_k (x_k - xbar)
-(x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings).  Every item costs ``O(k p^2 + sweeps p^2)``.
+(x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings).  ``fuller`` >= 0 caps the correction scale by
+Fuller's small-sample rule ``gamma <= 1 - fuller/t, 1/rho_hat - (1 + fuller)/t`` (``t`` items so far; negative: off).
+Every item costs ``O(k p^2 + sweeps p^2)``.
 Returns the number of items, or ``-(i+1)`` when item ``i`` produced a non-finite value (callers work on copies).
 """
 
@@ -72,7 +74,8 @@ def _symv(C, v, out, p):
 
 
 @nb.njit(cache=True)
-def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warmup, t0, U, C, b, theta, u, aux):
+def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, sweeps, warmup, t0, U, C, b, theta, u,
+               aux):
     n = offsets.shape[0] - 1
     d = R.shape[1]
     p = U.shape[0]
@@ -136,6 +139,13 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warm
                     u[j] = v1[j] / nrm
             aux[0] = nrm
             gamma = 1.0 if nrm <= kappa else kappa / nrm
+            if fuller >= 0.0:
+                # Fuller (1987, section 2.5.1) with lambda_hat = 1 / rho_hat, the smallest root of |A - lambda C|
+                tf = float(t0 + i + 1)
+                gf = 1.0 - fuller / tf
+                if nrm > 0.0:
+                    gf = min(gf, 1.0 / nrm - (1.0 + fuller) / tf)
+                gamma = min(gamma, max(gf, 0.0))
             if t0 + i + 1 < warmup:
                 gamma = 0.0  # warm-up: ridge least squares while rho_hat is unreliable (A near rank deficient)
             aux[1] = gamma

@@ -28,7 +28,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
     Constructor (stable)::
 
         BiasCompensatedRLS(noise="repeated", noise_cov=None, n_readings=None, fit_intercept=True,
-                           alpha=1e-6, max_correction=0.9, sweeps=1, seed=None)
+                           alpha=1e-6, max_correction=0.9, sweeps=1, seed=None, fuller_alpha=None)
 
     **Estimator.**  Each item ``x`` is seen only through noisy readings ``x_k = x + n_k`` (zero-mean noise,
     independent between readings; ``y`` may be noisy too).  Ordinary least squares on the readings is attenuated
@@ -74,6 +74,14 @@ class BiasCompensatedRLS(NoisyInputLearner):
     for the first ``2 p`` items, and every fixed-point iterate is kept in the ``A_t``-norm ball
     ``||U w|| <= ||U^{-T} b_t|| / (1 - max_correction)`` that contains the corrected solution.
 
+    **Fuller's small-sample guard** (``fuller_alpha``; Fuller 1987, section 2.5.1, the online form of
+    :class:`nolo.batch.CorrectedLeastSquares`' option): ``lambda_hat_t = 1 / rho_t`` is the smallest root of
+    ``|A_t - lambda C_t| = 0`` (the running moment matrix against the running noise correction), and the scale is
+    further capped, ``gamma_t <= min(1 - alpha_F / t, lambda_hat_t - (1 + alpha_F) / t)`` (``t`` items), Fuller's
+    ``g``.  No extra cost (``rho_t`` is tracked anyway).  With the default ``max_correction = 0.9`` the cap
+    ``0.9 lambda_hat`` is the tighter one whenever ``lambda_hat > 10 (1 + alpha_F) / t``, so Fuller's rule only
+    binds on very small samples; with ``max_correction`` close to 1 it is the guard.
+
     Parameters
     ----------
     noise : {"repeated", "known", "two_copy"}
@@ -95,6 +103,9 @@ class BiasCompensatedRLS(NoisyInputLearner):
         ``kappa``: the bound on ``gamma_t rho_t`` (above).
     sweeps : int >= 1
         Fixed-point (and power) steps per item.
+    fuller_alpha : float >= 0 or None
+        Fuller's small-sample guard (above); None: off.  1 (nearly unbiased) or 5 (smaller mean squared error)
+        are the classical choices.
     seed : seed-like
         Unused (the update is deterministic); kept for the learner contract.
 
@@ -133,6 +144,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
         max_correction=0.9,
         sweeps=1,
         seed=None,
+        fuller_alpha=None,
     ):
         self.noise = noise
         self.noise_cov = noise_cov
@@ -141,6 +153,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
         self.alpha = alpha
         self.max_correction = max_correction
         self.sweeps = sweeps
+        self.fuller_alpha = fuller_alpha
         self.seed = seed
 
     @classmethod
@@ -149,6 +162,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
             {},
             {"noise": "known", "noise_cov": 0.01, "fit_intercept": False},  # nolo.checks.NOISE_VARIANCE
             {"noise": "two_copy", "sweeps": 2},
+            {"fuller_alpha": 1.0, "max_correction": 0.99},
         ]
 
     # -- parameters ------------------------------------------------------------------------------------
@@ -175,6 +189,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
         check_scalar(self.alpha, "alpha", low=0.0, low_inclusive=False)
         check_scalar(self.max_correction, "max_correction", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
         check_int(self.sweeps, "sweeps", low=1, high=10_000)
+        if self.fuller_alpha is not None:
+            check_scalar(self.fuller_alpha, "fuller_alpha", low=0.0, high=1e6)
         check_seed(self.seed)
         if self.is_initialized and getattr(self, "chol_", None) is not None:
             if self.chol_.shape[0] != self.n_features_in_ + int(fi):
@@ -296,7 +312,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
         k_max = 2 if self.noise == "two_copy" else np.iinfo(np.int64).max
         status = bcrls_loop(
             R, offsets, np.ascontiguousarray(yv, dtype=np.float64), 0 if self.noise == "known" else 1, k_max,
-            self._sigma(d), bool(self.fit_intercept), float(self.max_correction), int(self.sweeps),
+            self._sigma(d), bool(self.fit_intercept), float(self.max_correction),
+            -1.0 if self.fuller_alpha is None else float(self.fuller_alpha), int(self.sweeps),
             _WARMUP * U.shape[0], int(self.t_), U, C, b, theta, u, aux,
         )
         if status < 0:
