@@ -65,3 +65,15 @@ def test_fuller_alpha_through_the_sklearn_estimators():
     assert e.learner_.fuller_alpha == 5.0 and np.all(np.isfinite(e.coef_))
     with pytest.raises(ValueError, match="fuller_alpha"):
         CorrectedLeastSquaresRegressor(fuller_alpha=-2).fit(R, y)
+
+
+def test_cv_folds_through_the_sklearn_estimator():
+    from nolo.batch import CorrectedLeastSquares
+
+    items, y, counts = _ragged(seed=2, n=80)
+    est = CorrectedLeastSquaresRegressor(cv_folds=4).fit(items, y)
+    ref = CorrectedLeastSquares(fit_intercept=True, cv_folds=4).fit(items, y)
+    assert est.learner_.correction_scale_ == ref.correction_scale_
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-7)
+    with pytest.raises(ValueError, match="cv_folds"):
+        CorrectedLeastSquaresRegressor(cv_folds=0).fit(items, y)

@@ -31,6 +31,15 @@ states it with the degrees of freedom of ``M`` (``n - 1`` for centred moments); 
 items, the divisor of ``M``.  ``alpha = 1`` makes the estimator nearly unbiased, ``alpha = 5`` (or 4) smaller
 in mean squared error.  (Statement of the book's section from memory and secondary sources; not checked
 against the text.)
+
+**Cross-validated correction scale** (``cv_folds``; nolo's construction, not from the book): solve
+``(M - g S) w = b`` with ``g`` picked from ``0, 0.05, ..., 1`` (capped by Fuller's ``g`` when both are given) by
+K-fold cross-validation of the *corrected* held-out risk ``w^T (M_k - S_k) w - 2 b_k^T w`` (fold ``k``'s own
+moments and noise covariance), which is an unbiased estimate of the clean-input squared error of ``w`` up to a
+constant -- so the folds score what the estimator is for (prediction at clean inputs), not the noisy-input
+error that ordinary least squares on the mean already minimises.  ``g = 0`` is least squares on the means,
+``g = 1`` the full correction: on small, noisy samples the folds pick a partial correction (less variance),
+on large ones nearly the full one.  Items go to folds by position (``i mod K``): deterministic.
 """
 
 from __future__ import annotations
@@ -40,7 +49,7 @@ import math
 import numpy as np
 
 from nolo._config import Configurable
-from nolo._validation import check_array, check_bool, check_scalar
+from nolo._validation import check_array, check_bool, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.surrogate import check_noise_covariance
 
@@ -52,6 +61,7 @@ __all__ = [
     "ball_constrained_quadratic",
     "with_constant_feature",
     "fuller_scale",
+    "cv_correction_scale",
     "CorrectedLeastSquares",
     "TotalLeastSquares",
 ]
@@ -205,14 +215,82 @@ def ball_constrained_quadratic(A, b, radius: float, *, tol: float = 1e-12) -> np
     return V @ (bt / (lam + hi))
 
 
-def corrected_least_squares(X, y, noise_cov, radius: float | None = None, *, fuller_alpha: float | None = None
-                            ) -> np.ndarray:
+#: the correction scales the cross-validation compares
+CV_GRID = np.linspace(0.0, 1.0, 21)
+
+
+def _fold_moments(X, noise_cov, folds: int):
+    """What cross-validation needs: ``(means (n, d), fold of each item (n,), per-fold noise covariance of the
+    means (K, d, d))``; a fold's noise covariance comes from its own items (for ``"estimate"``: the pooled
+    within-item spread of the fold's items)."""
+    Xb, items = _items(X)
+    n, d = Xb.shape
+    fold = np.arange(n) % folds
+    S_k = np.empty((folds, d, d))
+    inv_m = np.ones(n) if items is None else (
+        np.full(n, 1.0 / items.shape[1]) if isinstance(items, np.ndarray) else np.array([1.0 / a.shape[0] for a in items]))
+    for k in range(folds):
+        idx = np.flatnonzero(fold == k)
+        if isinstance(noise_cov, str):
+            if noise_cov != "estimate":
+                raise ParameterError(f"noise_cov must be a covariance or 'estimate', got {noise_cov!r}")
+            if items is None:
+                raise ParameterError("noise_cov='estimate' needs repeated measurements X of shape (n, m>=2, d) "
+                                     "or a list of (m_i, d) arrays")
+            sub = items[idx] if isinstance(items, np.ndarray) else [items[i] for i in idx]
+            Sig = _pooled_covariance(sub)
+        else:
+            Sig = check_noise_covariance(noise_cov, d)
+        S_k[k] = Sig * float(np.mean(inv_m[idx]))
+    return Xb, fold, S_k
+
+
+def cv_correction_scale(X, y, noise_cov, folds: int = 5, g_max: float = 1.0) -> tuple[float, np.ndarray]:
+    """``(g, risks)``: the correction scale in ``CV_GRID`` (at most ``g_max``) with the least cross-validated
+    corrected risk (module docstring), and the summed held-out risk of every grid point (``inf`` where a
+    training fold's ``M - g S`` is not positive definite)."""
+    K = check_int(folds, "cv_folds", low=2, high=1000)
+    Xb, fold, S_k = _fold_moments(X, noise_cov, K)
+    yv = check_array(y, "y", shape=(Xb.shape[0],))
+    if Xb.shape[0] < 2 * K:
+        raise ParameterError(f"cv_folds={K} needs at least {2 * K} items, got {Xb.shape[0]}")
+    counts = np.bincount(fold, minlength=K).astype(float)
+    G_k = np.stack([Xb[fold == k].T @ Xb[fold == k] for k in range(K)])
+    b_k = np.stack([Xb[fold == k].T @ yv[fold == k] for k in range(K)])
+    Sw_k = S_k * counts[:, None, None]  # fold sums of the per-item noise covariances
+    grid = CV_GRID[CV_GRID <= g_max + 1e-12]
+    risks = np.zeros(grid.shape[0])
+    for k in range(K):
+        nt = counts.sum() - counts[k]
+        M = (G_k.sum(0) - G_k[k]) / nt
+        S = (Sw_k.sum(0) - Sw_k[k]) / nt
+        b = (b_k.sum(0) - b_k[k]) / nt
+        Mv, Sv, bv = G_k[k] / counts[k], S_k[k], b_k[k] / counts[k]
+        for j, g in enumerate(grid):
+            if not math.isfinite(risks[j]):
+                continue
+            A = M - g * S
+            try:
+                L = np.linalg.cholesky(0.5 * (A + A.T))
+            except np.linalg.LinAlgError:
+                risks[j] = math.inf
+                continue
+            w = np.linalg.solve(L.T, np.linalg.solve(L, b))
+            risks[j] += counts[k] * (float(w @ (Mv - Sv) @ w) - 2.0 * float(bv @ w))
+    if not np.any(np.isfinite(risks)):
+        raise NumericalError("cross-validated correction: no correction scale gives a positive definite system")
+    return float(grid[int(np.argmin(risks))]), risks
+
+
+def corrected_least_squares(X, y, noise_cov, radius: float | None = None, *, fuller_alpha: float | None = None,
+                            cv_folds: int | None = None) -> np.ndarray:
     """Errors-in-variables corrected least squares ``(X~^T X~/n - Sigma)^{-1} X~^T y~ / n``.
 
     ``X`` is ``(n, d)``, repeated measurements ``(n, m, d)`` or a ragged list of ``(m_i, d)`` arrays (averaged per
     item; the correction is ``Sigma mean_i(1/m_i)``); ``noise_cov`` is the covariance of one copy, or
     ``"estimate"`` (from the replicates).  ``fuller_alpha``: Fuller's small-sample modification (module
-    docstring) -- the solved matrix ``M - g S`` is then positive definite by construction.  Without either,
+    docstring) -- the solved matrix ``M - g S`` is then positive definite by construction.  ``cv_folds``: the
+    correction scale ``g`` by K-fold cross-validation of the corrected risk (module docstring).  Without either,
     the corrected moment matrix must be positive definite (else :class:`NumericalError`: the sample is too
     small for the noise level -- give ``radius`` or ``fuller_alpha``); with ``radius`` the minimiser over the
     ball is returned (of the modified quadratic when ``fuller_alpha`` is given too).
@@ -225,6 +303,8 @@ def corrected_least_squares(X, y, noise_cov, radius: float | None = None, *, ful
     if fuller_alpha is not None:
         a = check_scalar(fuller_alpha, "fuller_alpha", low=0.0, high=1e6)
         _, g = fuller_scale(M, S, n, a)
+    if cv_folds is not None:
+        g, _ = cv_correction_scale(X, y, noise_cov, cv_folds, g_max=g)
     A = M - g * S
     b = Xb.T @ yv / n
     if radius is not None:
@@ -311,10 +391,13 @@ class CorrectedLeastSquares(_BatchRegressor):
     (default False; True appends a constant feature with zero noise, the batch
     counterpart of :class:`nolo.learners.linear.BiasCompensatedRLS`' default),
     ``fuller_alpha`` (None, or ``alpha >= 0`` for Fuller's small-sample
-    modification, 1987 section 2.5.1 -- see the module docstring; 1 or 5 typical).
+    modification, 1987 section 2.5.1 -- see the module docstring; 1 or 5 typical),
+    ``cv_folds`` (None, or ``K >= 2``: the correction scale by K-fold cross-validation of
+    the corrected clean-input risk, module docstring).
     ``fit(X, y)`` with ``X`` of shape ``(n, d)``, ``(n, m, d)`` or a list of
     ``(m_i, d)`` arrays.  Fitted: ``coef_``, ``intercept_`` and, with
-    ``fuller_alpha``, ``lambda_hat_`` and ``correction_scale_`` (``g``).
+    ``fuller_alpha``, ``lambda_hat_``, and with ``fuller_alpha`` or ``cv_folds``
+    ``correction_scale_`` (``g``; 1 otherwise).
 
     Examples
     --------
@@ -331,26 +414,32 @@ class CorrectedLeastSquares(_BatchRegressor):
     (2.81, 0.998)
     """
 
-    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=False, fuller_alpha=None):
+    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=False, fuller_alpha=None, cv_folds=None):
         self.noise_cov = noise_cov
         self.radius = radius
         self.fit_intercept = fit_intercept
         self.fuller_alpha = fuller_alpha
+        self.cv_folds = cv_folds
 
     def _validate_params(self) -> None:
         check_bool(self.fit_intercept, "fit_intercept")
         if self.fuller_alpha is not None:
             check_scalar(self.fuller_alpha, "fuller_alpha", low=0.0, high=1e6)
+        if self.cv_folds is not None:
+            check_int(self.cv_folds, "cv_folds", low=2, high=1000)
 
     def fit(self, X, y) -> "CorrectedLeastSquares":
         self._validate_params()
         Xa, S = with_constant_feature(X, self.noise_cov) if self.fit_intercept else (X, self.noise_cov)
-        w = corrected_least_squares(Xa, y, S, self.radius, fuller_alpha=self.fuller_alpha)
+        w = corrected_least_squares(Xa, y, S, self.radius, fuller_alpha=self.fuller_alpha, cv_folds=self.cv_folds)
         coef, intercept = (w[:-1], float(w[-1])) if self.fit_intercept else (w, 0.0)
+        g = 1.0
         if self.fuller_alpha is not None:
             Xb, Sb = average_replicates(Xa, S)
-            self.lambda_hat_, self.correction_scale_ = fuller_scale(Xb.T @ Xb / Xb.shape[0], Sb, Xb.shape[0],
-                                                                    float(self.fuller_alpha))
+            self.lambda_hat_, g = fuller_scale(Xb.T @ Xb / Xb.shape[0], Sb, Xb.shape[0], float(self.fuller_alpha))
+        if self.cv_folds is not None:
+            g, _ = cv_correction_scale(Xa, y, S, self.cv_folds, g_max=g)
+        self.correction_scale_ = g
         self.coef_, self.intercept_ = coef, intercept
         self.n_features_in_ = int(self.coef_.shape[0])
         return self

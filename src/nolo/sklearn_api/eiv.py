@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nolo._validation import check_scalar
+from nolo._validation import check_int, check_scalar
 from nolo.batch import CorrectedLeastSquares
 from nolo.exceptions import ParameterError
 from nolo.kernels.surrogate import check_noise_covariance
@@ -169,6 +169,10 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
     fuller_alpha : float >= 0 or None, default None
         Fuller's small-sample modification (1987, section 2.5.1; :class:`nolo.batch.CorrectedLeastSquares`):
         the corrected moment matrix is always positive definite, so the fit never fails on an ill-posed sample.
+    cv_folds : int >= 2 or None, default None
+        Pick the correction scale ``g`` of ``M - g S`` in ``0, 0.05, ..., 1`` by K-fold cross-validation of the
+        corrected (clean-input) risk (:class:`nolo.batch.CorrectedLeastSquares`): a partial correction on small,
+        noisy samples, where the full one has more variance than the bias it removes.
 
     Examples
     --------
@@ -185,11 +189,12 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
 
     max_iter, tol, shuffle, seed = 1, 0.0, False, None
 
-    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=True, fuller_alpha=None):
+    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=True, fuller_alpha=None, cv_folds=None):
         self.noise_cov = noise_cov
         self.radius = radius
         self.fit_intercept = fit_intercept
         self.fuller_alpha = fuller_alpha
+        self.cv_folds = cv_folds
 
     @property
     def min_copies(self) -> int:
@@ -206,6 +211,8 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
             check_scalar(self.radius, "radius", low=0.0, low_inclusive=False, high=1e100)
         if self.fuller_alpha is not None:
             check_scalar(self.fuller_alpha, "fuller_alpha", low=0.0, high=1e6)
+        if self.cv_folds is not None:
+            check_int(self.cv_folds, "cv_folds", low=2, high=1000)
 
     def _views(self, R):
         if R.n_items < 2:
@@ -218,7 +225,8 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
         if not isinstance(S, str):
             d = V.shape[2] if isinstance(V, np.ndarray) else V[0].shape[1]
             S = scaler.noise_cov(check_noise_covariance(S, d))
-        return CorrectedLeastSquares(noise_cov=S, radius=self.radius, fuller_alpha=self.fuller_alpha), None
+        return CorrectedLeastSquares(noise_cov=S, radius=self.radius, fuller_alpha=self.fuller_alpha,
+                                     cv_folds=self.cv_folds), None
 
     def _play(self, learner, cov, V, ys, k, order) -> float:
         learner.fit(V, ys)

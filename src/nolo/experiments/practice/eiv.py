@@ -126,7 +126,7 @@ def claim_figures(mean: pd.DataFrame) -> dict:
         figs[f"{name}_max_gap_to_cls_n{CLAIM_N}"] = float(gap.max()) if len(gap) else math.nan
     loss = syn["ols_mean"] - syn["bcrls_1pass"]
     figs["bcrls_1pass_worst_loss_to_ols_mean"] = float(loss.max())
-    for name in ("corrected_ls", "corrected_ls_fuller5", "bcrls_1pass_fuller5"):
+    for name in ("corrected_ls", "corrected_ls_fuller5", "corrected_ls_cv5", "bcrls_1pass_fuller5"):
         if name in syn:  # Fuller's small-sample modification beside the defaults (same cells; NaN fits skipped)
             figs[f"{name}_worst_loss_to_ols_mean"] = float((syn["ols_mean"] - syn[name]).max())
     figs[f"bcrls_1pass_worst_loss_to_ols_mean_n{CLAIM_N}"] = float(loss[syn["n"] == CLAIM_N].max())
