@@ -62,6 +62,7 @@ __all__ = [
     "with_constant_feature",
     "fuller_scale",
     "cv_correction_scale",
+    "corrected_cv_risks",
     "CorrectedLeastSquares",
     "TotalLeastSquares",
 ]
@@ -245,6 +246,34 @@ def _fold_moments(X, noise_cov, folds: int):
     return Xb, fold, S_k
 
 
+def corrected_cv_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
+    """Summed held-out corrected risk of each correction scale in ``grid`` from per-fold sums: ``G_k`` (K, p, p)
+    ``sum xbar xbar^T``, ``C_k`` (K, p, p) the summed noise covariances of the means, ``b_k`` (K, p) ``sum xbar y``
+    and ``counts`` (K,) items per fold (folds with no item are skipped); ``inf`` where a training system
+    ``M - g S`` is not positive definite.  Shared by :func:`cv_correction_scale` and the online learner."""
+    risks = np.zeros(len(grid))
+    total = float(np.sum(counts))
+    G, C, B = G_k.sum(0), C_k.sum(0), b_k.sum(0)
+    for k in range(len(counts)):
+        if counts[k] <= 0 or total - counts[k] <= 0:
+            continue
+        nt = total - counts[k]
+        M, S, b = (G - G_k[k]) / nt, (C - C_k[k]) / nt, (B - b_k[k]) / nt
+        Mv, Sv, bv = G_k[k] / counts[k], C_k[k] / counts[k], b_k[k] / counts[k]
+        for j, g in enumerate(grid):
+            if not math.isfinite(risks[j]):
+                continue
+            A = M - g * S
+            try:
+                L = np.linalg.cholesky(0.5 * (A + A.T))
+            except np.linalg.LinAlgError:
+                risks[j] = math.inf
+                continue
+            w = np.linalg.solve(L.T, np.linalg.solve(L, b))
+            risks[j] += counts[k] * (float(w @ (Mv - Sv) @ w) - 2.0 * float(bv @ w))
+    return risks
+
+
 def cv_correction_scale(X, y, noise_cov, folds: int = 5, g_max: float = 1.0) -> tuple[float, np.ndarray]:
     """``(g, risks)``: the correction scale in ``CV_GRID`` (at most ``g_max``) with the least cross-validated
     corrected risk (module docstring), and the summed held-out risk of every grid point (``inf`` where a
@@ -257,26 +286,8 @@ def cv_correction_scale(X, y, noise_cov, folds: int = 5, g_max: float = 1.0) -> 
     counts = np.bincount(fold, minlength=K).astype(float)
     G_k = np.stack([Xb[fold == k].T @ Xb[fold == k] for k in range(K)])
     b_k = np.stack([Xb[fold == k].T @ yv[fold == k] for k in range(K)])
-    Sw_k = S_k * counts[:, None, None]  # fold sums of the per-item noise covariances
     grid = CV_GRID[CV_GRID <= g_max + 1e-12]
-    risks = np.zeros(grid.shape[0])
-    for k in range(K):
-        nt = counts.sum() - counts[k]
-        M = (G_k.sum(0) - G_k[k]) / nt
-        S = (Sw_k.sum(0) - Sw_k[k]) / nt
-        b = (b_k.sum(0) - b_k[k]) / nt
-        Mv, Sv, bv = G_k[k] / counts[k], S_k[k], b_k[k] / counts[k]
-        for j, g in enumerate(grid):
-            if not math.isfinite(risks[j]):
-                continue
-            A = M - g * S
-            try:
-                L = np.linalg.cholesky(0.5 * (A + A.T))
-            except np.linalg.LinAlgError:
-                risks[j] = math.inf
-                continue
-            w = np.linalg.solve(L.T, np.linalg.solve(L, b))
-            risks[j] += counts[k] * (float(w @ (Mv - Sv) @ w) - 2.0 * float(bv @ w))
+    risks = corrected_cv_risks(G_k, S_k * counts[:, None, None], b_k, counts, grid)
     if not np.any(np.isfinite(risks)):
         raise NumericalError("cross-validated correction: no correction scale gives a positive definite system")
     return float(grid[int(np.argmin(risks))]), risks

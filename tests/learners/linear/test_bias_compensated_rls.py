@@ -337,3 +337,78 @@ def test_fuller_hand_worked_d1():
     m.learn_stream(np.array([[[1.0], [3.0]], [[2.0], [4.0]]]), np.array([2.0, 5.0]))
     assert m.gamma_ == pytest.approx(0.5, rel=1e-14)
     assert m.coef_[0] == pytest.approx(19 / 12, rel=1e-13)
+
+
+# -- cross-validated correction scale ------------------------------------------------------------------------
+def _schedule(K, p, upto):
+    t, out = max(4 * K, 2 * p), []
+    while t <= upto:
+        out.append(t)
+        t = max(t + 1, int(np.ceil(1.25 * t)))
+    return out
+
+
+def test_cv_scale_is_the_batch_cross_validated_scale_at_a_schedule_point():
+    K, d = 4, 3
+    n = _schedule(K, d + 1, 400)[-1]
+    R, y = _fuller_cell(n=n, d=d, m=3, r=1.5)
+    online = BiasCompensatedRLS(cv_folds=K)
+    online.learn_stream(R, y)
+    batch = CorrectedLeastSquares(fit_intercept=True, cv_folds=K).fit(R, y)
+    assert online.cv_scale_ == batch.correction_scale_
+    # the fold sums are the direct ones (item t in fold t mod K)
+    xbar = np.c_[R.mean(axis=1), np.ones(n)]
+    for k in range(K):
+        idx = np.arange(n) % K == k
+        np.testing.assert_allclose(online.fold_gram_[k], xbar[idx].T @ xbar[idx], rtol=1e-10)
+        np.testing.assert_allclose(online.fold_xy_[k], xbar[idx].T @ y[idx], rtol=1e-10, atol=1e-9)
+        D = R[idx] - R[idx].mean(axis=1, keepdims=True)
+        np.testing.assert_allclose(online.fold_correction_[k][:d, :d], np.einsum("nki,nkj->ij", D, D) / 6, rtol=1e-10)
+    assert online.fold_count_.sum() == n and online.cv_next_ > n
+
+
+def test_cv_per_item_equals_stream_bitwise():
+    R, y = _fuller_cell(n=90, d=4, m=2, r=2.0)
+    a = BiasCompensatedRLS(cv_folds=3)
+    a.learn_stream(R, y)
+    b = BiasCompensatedRLS(cv_folds=3)
+    for t in range(90):
+        b.learn_stream(R[t:t + 1], y[t:t + 1])
+    for name in ("theta_", "chol_", "fold_gram_", "fold_correction_", "fold_xy_", "fold_count_"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.cv_scale_ == b.cv_scale_ and a.cv_next_ == b.cv_next_ and a.gamma_ == b.gamma_
+
+
+@pytest.mark.slow
+def test_cv_online_never_much_worse_than_ols_on_the_mean_monte_carlo():
+    """n = 200, d = 20, attenuation <= 0.8 (the practice grid's failing cells): one pass of BiasCompensatedRLS with
+    cv_folds=5 is within 0.01 R^2 of least squares on the mean readings or better, on average over 6 seeds."""
+    from sklearn.linear_model import LinearRegression
+
+    for m, r in ((2, 0.5), (2, 1.0), (4, 2.0), (2, 2.0)):
+        cv, ols = [], []
+        for seed in range(6):
+            R, y = _fuller_cell(seed=seed + 100, m=m, r=r)
+            rng = np.random.default_rng([seed + 100, m, int(r * 1000), 20, 200])
+            w = rng.normal(size=20) / np.sqrt(20)  # the cell's coefficients (the same stream as _fuller_cell)
+            Xt = np.random.default_rng(seed).normal(size=(2000, 20))
+            yt = Xt @ w
+            est = BiasCompensatedRLS(cv_folds=5)
+            est.learn_stream(R, y)
+            ols_fit = LinearRegression().fit(R.mean(axis=1), y)
+            r2 = lambda p: 1 - np.sum((yt - p) ** 2) / np.sum((yt - yt.mean()) ** 2)  # noqa: E731
+            cv.append(r2(est.predict(Xt)))
+            ols.append(r2(ols_fit.predict(Xt)))
+        assert np.mean(cv) >= np.mean(ols) - 0.01, (m, r, np.mean(cv), np.mean(ols))
+
+
+def test_cv_folds_fixed_once_learning_started():
+    R, y = _fuller_cell(n=20, d=2)
+    m = BiasCompensatedRLS(cv_folds=3)
+    m.learn_stream(R, y)
+    m.cv_folds = 4
+    with pytest.raises(ParameterError, match="cv_folds"):
+        m.learn_stream(R, y)
+    m.cv_folds = 1
+    with pytest.raises(ParameterError, match="cv_folds"):
+        m.learn_stream(R, y)

@@ -6,8 +6,8 @@ is told it; every other nolo estimator estimates what it needs from the
 replicates) and a seed.  Defaults are the ones a new user gets (issue 15:
 "tried as a new user would"): scikit-learn's ``LinearRegression()``,
 ``CorrectedLeastSquares()`` (``noise_cov="estimate"``), ``BiasCompensatedRLS()``
-(``noise="repeated"``), both also with Fuller's small-sample option ``fuller_alpha=5`` (and the batch one with the
-cross-validated correction scale ``cv_folds=5``), and the CSS11 scikit-learn estimators with their
+(``noise="repeated"``), both also with Fuller's small-sample option ``fuller_alpha=5`` and with the
+cross-validated correction scale ``cv_folds=5``, and the CSS11 scikit-learn estimators with their
 defaults (scale-free since issue 15 item 3: standardised data, intercept, up to
 ``max_iter`` passes).  A CSS11 fit that used every pass without meeting ``tol``
 warns (ConvergenceWarning), an ill-posed one IllPosedCorrectionWarning; the experiment scores it as fitted
@@ -57,9 +57,9 @@ def _corrected_ls(fuller_alpha=None, cv_folds=None):
     return fit_
 
 
-def _bcrls(sweeps: int, fuller_alpha=None):
+def _bcrls(sweeps: int, fuller_alpha=None, cv_folds=None):
     def fit_(R, y, noise_var, seed):
-        m = BiasCompensatedRLS(sweeps=sweeps, fuller_alpha=fuller_alpha)
+        m = BiasCompensatedRLS(sweeps=sweeps, fuller_alpha=fuller_alpha, cv_folds=cv_folds)
         m.learn_stream(R, y)
         return m.coef_, float(m.intercept_)
 
@@ -91,13 +91,15 @@ ESTIMATORS = {
     "corrected_ls_cv5": _corrected_ls(cv_folds=CV_FOLDS),
     "bcrls_1pass": _bcrls(1),
     "bcrls_1pass_fuller5": _bcrls(1, FULLER_ALPHA),
+    "bcrls_1pass_cv5": _bcrls(1, cv_folds=CV_FOLDS),
     "bcrls_converged": _bcrls(CONVERGED_SWEEPS),
     "two_copy_ogd": _two_copy,
     "known_cov_ogd": _known_cov,
 }
 
 #: the estimators nolo provides (the target-scale claim is about these)
-NOLO_ESTIMATORS = ("corrected_ls", "corrected_ls_fuller5", "corrected_ls_cv5", "bcrls_1pass", "bcrls_1pass_fuller5", "bcrls_converged",
+NOLO_ESTIMATORS = ("corrected_ls", "corrected_ls_fuller5", "corrected_ls_cv5", "bcrls_1pass", "bcrls_1pass_fuller5", "bcrls_1pass_cv5",
+                   "bcrls_converged",
                    "two_copy_ogd", "known_cov_ogd")
 
 LABELS = {
@@ -108,6 +110,7 @@ LABELS = {
     "corrected_ls_cv5": "CorrectedLeastSquares(cv_folds=5)",
     "bcrls_1pass": "BiasCompensatedRLS, one pass",
     "bcrls_1pass_fuller5": "BiasCompensatedRLS(fuller_alpha=5), one pass",
+    "bcrls_1pass_cv5": "BiasCompensatedRLS(cv_folds=5), one pass",
     "bcrls_converged": f"BiasCompensatedRLS, {CONVERGED_SWEEPS} sweeps per item",
     "two_copy_ogd": "CSS11 TwoCopyRegressor (OGD)",
     "known_cov_ogd": "CSS11 KnownCovarianceRegressor (OGD)",

@@ -7,7 +7,9 @@ accumulated ``xbar y``, ``theta`` the coefficient iterate, ``u`` the power-itera
 (ragged readings); ``mode`` 0 = known ``Sigma`` (``C += Sigma / k``), 1 = replicates (``C += sum_k (x_k - xbar)
 (x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings).  ``fuller`` >= 0 caps the correction scale by
 Fuller's small-sample rule ``gamma <= 1 - fuller/t, 1/rho_hat - (1 + fuller)/t`` (``t`` items so far; negative: off).
-Every item costs ``O(k p^2 + sweeps p^2)``.
+``folds`` > 0 also accumulates item ``t``'s moments in fold ``t mod folds`` (``FG`` sum xbar xbar^T, ``FC`` its
+corrections, ``Fb`` sum xbar y, ``Fn`` items) for the cross-validated correction scale, and caps
+``gamma <= gcap``.  Every item costs ``O(k p^2 + sweeps p^2)``.
 Returns the number of items, or ``-(i+1)`` when item ``i`` produced a non-finite value (callers work on copies).
 """
 
@@ -75,7 +77,7 @@ def _symv(C, v, out, p):
 
 @nb.njit(cache=True)
 def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, sweeps, warmup, t0, U, C, b, theta, u,
-               aux):
+               aux, folds, FG, FC, Fb, Fn, gcap):
     n = offsets.shape[0] - 1
     d = R.shape[1]
     p = U.shape[0]
@@ -101,11 +103,20 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
         for j in range(p):
             work[j] = xbar[j]
         chol_rank_one_update(U, work, p)
+        f_i = (t0 + i) % folds if folds > 0 else -1
+        if f_i >= 0:
+            Fn[f_i] += 1.0
+            for r in range(p):
+                Fb[f_i, r] += y[i] * xbar[r]
+                for c in range(p):
+                    FG[f_i, r, c] += xbar[r] * xbar[c]
         # C += the item's noise correction (PSD)
         if mode == 0:
             for a in range(d):
                 for c in range(d):
                     C[a, c] += Sigma[a, c] * inv_k
+                    if f_i >= 0:
+                        FC[f_i, a, c] += Sigma[a, c] * inv_k
         else:
             sq = math.sqrt(1.0 / (k * (k - 1.0)))
             for a in range(k):
@@ -115,6 +126,8 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
                     f = dv[r]
                     for c in range(d):
                         C[r, c] += f * dv[c]
+                        if f_i >= 0:
+                            FC[f_i, r, c] += f * dv[c]
         yi = y[i]
         for j in range(p):
             b[j] += yi * xbar[j]
@@ -146,6 +159,8 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
                 if nrm > 0.0:
                     gf = min(gf, 1.0 / nrm - (1.0 + fuller) / tf)
                 gamma = min(gamma, max(gf, 0.0))
+            if gamma > gcap:
+                gamma = gcap  # the cross-validated correction scale
             if t0 + i + 1 < warmup:
                 gamma = 0.0  # warm-up: ridge least squares while rho_hat is unreliable (A near rank deficient)
             aux[1] = gamma
