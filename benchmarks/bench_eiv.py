@@ -8,7 +8,8 @@ Part 1 (variance): Monte Carlo variance (trace of the covariance) of the CSS11 g
 two-copy estimate and with the U-statistic over ``m`` copies, Setting 2 with one copy and with the mean of ``m``.
 
 Part 2 (throughput, one run, interleaved): items per second at d = 20 and d = 200 (m = 4 readings per item) of
-* nolo ``BiasCompensatedRLS.learn_stream`` (repeated readings; known Sigma) -- online, O(d^2) per item;
+* nolo ``BiasCompensatedRLS.learn_stream`` (repeated readings; known Sigma; repeated with the cross-validated
+  correction scale ``cv_folds=5``) -- online, O(d^2) per item;
 * nolo ``CorrectedLeastSquares.fit`` (batch) and scikit-learn ``LinearRegression`` on the mean of the readings
   (batch; items/s = n / fit time, the mean included);
 * River ``linear_model.LinearRegression.learn_one`` on the mean (online SGD, first order; dict inputs built
@@ -93,6 +94,7 @@ def throughput(d, n, repeats):
 
     methods["nolo BiasCompensatedRLS (repeated)"] = bcrls(noise="repeated")
     methods["nolo BiasCompensatedRLS (known Sigma)"] = bcrls(noise="known", noise_cov=1.0)
+    methods["nolo BiasCompensatedRLS (repeated, cv_folds=5)"] = bcrls(noise="repeated", cv_folds=5)
     methods["nolo CorrectedLeastSquares (batch)"] = lambda: CorrectedLeastSquares(noise_cov="estimate").fit(R, y)
     from sklearn.linear_model import LinearRegression
 
