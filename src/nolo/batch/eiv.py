@@ -112,6 +112,19 @@ def _pooled_covariance(items) -> np.ndarray:
     return acc / dof
 
 
+def _reading_covariance(noise_cov, items, d: int) -> np.ndarray:
+    """The covariance of ONE reading: ``noise_cov`` checked, or ``"estimate"`` pooled over ``items`` (None: one
+    reading per item, which cannot estimate it)."""
+    if not isinstance(noise_cov, str):
+        return check_noise_covariance(noise_cov, d)
+    if noise_cov != "estimate":
+        raise ParameterError(f"noise_cov must be a covariance or 'estimate', got {noise_cov!r}")
+    if items is None:
+        raise ParameterError("noise_cov='estimate' needs repeated measurements X of shape (n, m>=2, d) "
+                             "or a list of (m_i, d) arrays")
+    return _pooled_covariance(items)
+
+
 def average_replicates(X, noise_cov):
     """``(x_bar (n, d), Sigma_bar (d, d))``: per-item means and their average noise covariance ``Sigma mean_i(1/m_i)``.
 
@@ -120,16 +133,7 @@ def average_replicates(X, noise_cov):
     within-item covariance, :func:`replicate_covariance` for equal ``m``).
     """
     Xb, items = _items(X)
-    d = Xb.shape[-1]
-    if isinstance(noise_cov, str):
-        if noise_cov != "estimate":
-            raise ParameterError(f"noise_cov must be a covariance or 'estimate', got {noise_cov!r}")
-        if items is None:
-            raise ParameterError("noise_cov='estimate' needs repeated measurements X of shape (n, m>=2, d) "
-                                 "or a list of (m_i, d) arrays")
-        S = _pooled_covariance(items)
-    else:
-        S = check_noise_covariance(noise_cov, d)
+    S = _reading_covariance(noise_cov, items, Xb.shape[-1])
     if items is None:
         return Xb, S
     if isinstance(items, np.ndarray):
@@ -232,17 +236,8 @@ def _fold_moments(X, noise_cov, folds: int):
         np.full(n, 1.0 / items.shape[1]) if isinstance(items, np.ndarray) else np.array([1.0 / a.shape[0] for a in items]))
     for k in range(folds):
         idx = np.flatnonzero(fold == k)
-        if isinstance(noise_cov, str):
-            if noise_cov != "estimate":
-                raise ParameterError(f"noise_cov must be a covariance or 'estimate', got {noise_cov!r}")
-            if items is None:
-                raise ParameterError("noise_cov='estimate' needs repeated measurements X of shape (n, m>=2, d) "
-                                     "or a list of (m_i, d) arrays")
-            sub = items[idx] if isinstance(items, np.ndarray) else [items[i] for i in idx]
-            Sig = _pooled_covariance(sub)
-        else:
-            Sig = check_noise_covariance(noise_cov, d)
-        S_k[k] = Sig * float(np.mean(inv_m[idx]))
+        sub = None if items is None else items[idx] if isinstance(items, np.ndarray) else [items[i] for i in idx]
+        S_k[k] = _reading_covariance(noise_cov, sub, d) * float(np.mean(inv_m[idx]))
     return Xb, fold, S_k
 
 
