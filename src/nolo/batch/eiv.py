@@ -222,6 +222,7 @@ def ball_constrained_quadratic(A, b, radius: float, *, tol: float = 1e-12) -> np
 
 #: the correction scales the cross-validation compares
 CV_GRID = np.linspace(0.0, 1.0, 21)
+_BLAS: list = []
 
 
 def _fold_moments(X, noise_cov, folds: int):
@@ -251,9 +252,11 @@ def corrected_cv_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
     give every grid point in ``O(p^2)``: ``(M - g S)^{-1} = L^{-T} V diag(1 / (1 - g k)) V^T L^{-1}``, positive
     definite iff ``g max(k) < 1``.  BLAS runs single-threaded here: on a loaded machine threaded BLAS on these
     small matrices was 10x slower (a 201 x 201 Cholesky factor took 69 ms)."""
-    from threadpoolctl import threadpool_limits
+    if not _BLAS:  # one controller per process: building one scans the loaded libraries (milliseconds)
+        from threadpoolctl import ThreadpoolController
 
-    with threadpool_limits(limits=1, user_api="blas"):
+        _BLAS.append(ThreadpoolController())
+    with _BLAS[0].limit(limits=1, user_api="blas"):
         return _cv_risks(G_k, C_k, b_k, counts, np.asarray(grid, dtype=float))
 
 
@@ -278,13 +281,11 @@ def _cv_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
         c = W.T @ b
         Q = W.T @ Hv @ W
         r = W.T @ bv
-        for j, g in enumerate(grid):
-            den = 1.0 - g * ev
-            if not math.isfinite(risks[j]) or den.min() <= 1e-12:
-                risks[j] = math.inf
-                continue
-            z = c / den
-            risks[j] += counts[k] * (float(z @ Q @ z) - 2.0 * float(r @ z))
+        den = 1.0 - grid[:, None] * ev[None, :]  # (grid, p)
+        ok = den.min(axis=1) > 1e-12
+        Z = c[None, :] / np.where(ok[:, None], den, 1.0)
+        fold_risk = np.einsum("gi,ij,gj->g", Z, Q, Z) - 2.0 * (Z @ r)
+        risks = np.where(ok, risks + counts[k] * fold_risk, math.inf)
     return risks
 
 
