@@ -1,19 +1,21 @@
 """Errors-in-variables regression: throughput of the online estimator beside batch and online peers, and the
 variance of the CSS11 gradient estimates against the number of copies used (issue 15 items 1-2).
 
-Run:  python benchmarks/bench_eiv.py [--quick]
+Run:  python benchmarks/bench_eiv.py [--quick] [--throughput]   (--throughput: part 2 only)
 
 Part 1 (variance): Monte Carlo variance (trace of the covariance) of the CSS11 gradient estimates at a fixed
 ``w``, item ``x`` and target, as a function of the number ``m`` of noisy copies used: Setting 1 with Lemma 1's
 two-copy estimate and with the U-statistic over ``m`` copies, Setting 2 with one copy and with the mean of ``m``.
 
 Part 2 (throughput, one run, interleaved): items per second at d = 20 and d = 200 (m = 4 readings per item) of
-* nolo ``BiasCompensatedRLS.learn_stream`` (repeated readings; known Sigma) -- online, O(d^2) per item;
+* nolo ``BiasCompensatedRLS.learn_stream`` (repeated readings; known Sigma; repeated with the cross-validated
+  correction scale ``cv_folds=5``) -- online, O(d^2) per item;
 * nolo ``CorrectedLeastSquares.fit`` (batch) and scikit-learn ``LinearRegression`` on the mean of the readings
   (batch; items/s = n / fit time, the mean included);
 * River ``linear_model.LinearRegression.learn_one`` on the mean (online SGD, first order; dict inputs built
   outside the timing);
-* statsmodels ``OLS`` on the mean when installed (it is optional; the run says when it is missing).
+* statsmodels ``OLS`` and ``WLS`` (weights ``m_i``, the readings per item) on the mean, with a constant
+  (``pip install nolo[bench]``; the run says when it is missing).
 Ratios are relative to ``BiasCompensatedRLS`` (repeated).  Each rate is the median of interleaved repeats.
 
 Part 3 (accuracy, one pass, n = 2000): clean-input R^2 of BiasCompensatedRLS (repeated readings), of
@@ -92,6 +94,7 @@ def throughput(d, n, repeats):
 
     methods["nolo BiasCompensatedRLS (repeated)"] = bcrls(noise="repeated")
     methods["nolo BiasCompensatedRLS (known Sigma)"] = bcrls(noise="known", noise_cov=1.0)
+    methods["nolo BiasCompensatedRLS (repeated, cv_folds=5)"] = bcrls(noise="repeated", cv_folds=5)
     methods["nolo CorrectedLeastSquares (batch)"] = lambda: CorrectedLeastSquares(noise_cov="estimate").fit(R, y)
     from sklearn.linear_model import LinearRegression
 
@@ -100,6 +103,9 @@ def throughput(d, n, repeats):
         import statsmodels.api as sm
 
         methods["statsmodels OLS on the mean (batch)"] = lambda: sm.OLS(y, sm.add_constant(R.mean(axis=1))).fit()
+        weights = np.full(n, float(R.shape[1]))  # readings per item: the mean's precision
+        methods["statsmodels WLS on the mean (batch)"] = lambda: sm.WLS(y, sm.add_constant(R.mean(axis=1)),
+                                                                        weights=weights).fit()
     except ImportError:
         if d == 20:
             print("  (statsmodels is not installed: its rows are skipped)")
@@ -180,13 +186,7 @@ def stress(sweeps, seeds=range(40), n=400):
     return worst_norm, refused, full, partial
 
 
-def main():
-    print("Part 1: gradient-estimate variance (trace of the covariance) vs copies m, at fixed w, x, y; "
-          "noise variance 1 per copy, d = 5")
-    rows = gradient_variance(n=50_000 if QUICK else 200_000)
-    print(f"  {'m':>3}  {'estimate':<26} {'variance':>10}  {'max |bias|':>10}")
-    for m, name, var, bias in rows:
-        print(f"  {m:>3}  {name:<26} {var:>10.4f}  {bias:>10.4f}")
+def part2():
     print("\nPart 2: items per second, m = 4 readings per item (machine shared with other jobs: ratios matter)")
     for d, n, reps in ((20, 20_000 if QUICK else 50_000, 3 if QUICK else 5), (200, 2_000 if QUICK else 5_000, 3)):
         rates = throughput(d, n, reps)
@@ -195,6 +195,18 @@ def main():
         print(f"  {'method':<48} {'items/s':>12}  {'ratio to BCRLS':>14}")
         for name, r in rates.items():
             print(f"  {name:<48} {r:>12,.0f}  {r / ref:>14.2f}")
+
+
+def main():
+    if "--throughput" in sys.argv:
+        return part2()
+    print("Part 1: gradient-estimate variance (trace of the covariance) vs copies m, at fixed w, x, y; "
+          "noise variance 1 per copy, d = 5")
+    rows = gradient_variance(n=50_000 if QUICK else 200_000)
+    print(f"  {'m':>3}  {'estimate':<26} {'variance':>10}  {'max |bias|':>10}")
+    for m, name, var, bias in rows:
+        print(f"  {m:>3}  {name:<26} {var:>10.4f}  {bias:>10.4f}")
+    part2()
     print("\nPart 3: clean-input R^2 after one pass, n = 2000 (attenuation = 1 / (1 + nsr / m))")
     print(f"  {'d':>3} {'m':>3} {'nsr':>5} {'atten.':>6}  {'BCRLS':>7} {'CLS':>7} {'OLS-mean':>8}")
     for d, m, nsr, att, bc, cls, ols in accuracy():

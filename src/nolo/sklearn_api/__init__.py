@@ -9,11 +9,14 @@
 Inputs (one converter for all, :mod:`nolo.sklearn_api._inputs`): a 3-D array ``(n, m, d)`` of ``m`` readings
 per item, a ragged list of ``(m_i, d)`` arrays, or a long table ``X (N, d)`` with ``groups`` (the item id of
 each row): ``est.fit(X_long, y, groups=item_ids)``.  Every estimator standardises internally (undone for its
-outputs), fits an intercept by default and warns when ``fit``'s passes did not converge.
+outputs), fits an intercept by default and warns when ``fit``'s passes did not converge
+(``ConvergenceWarning``), when the projection decided the coefficients (:class:`ProjectionWarning`) and, for the
+CSS11 linear estimators, when the errors-in-variables correction is ill-posed for the sample
+(:class:`IllPosedCorrectionWarning`: use :class:`EIVRegressor`).
 :func:`expected_failed_checks` lists the scikit-learn checks an estimator is declared to fail, and why.
 """
 
-from nolo.sklearn_api._base import NotFittedError, ProjectionWarning, expected_failed_checks
+from nolo.sklearn_api._base import IllPosedCorrectionWarning, NotFittedError, ProjectionWarning, expected_failed_checks
 from nolo.sklearn_api.css10 import NoisyKernelClassifier, NoisyKernelRegressor
 from nolo.sklearn_api.css11 import GaussianNoiseKernelRegressor, KnownCovarianceRegressor, TwoCopyRegressor
 from nolo.sklearn_api.eiv import CorrectedLeastSquaresRegressor, EIVRegressor

@@ -13,7 +13,7 @@ from sklearn.utils.validation import _check_feature_names
 from nolo._validation import check_bool, check_int, check_scalar
 from nolo.exceptions import ParameterError
 
-__all__ = ["NotFittedError", "ProjectionWarning", "check_fitted", "check_n_features", "check_pass_params",
+__all__ = ["NotFittedError", "ProjectionWarning", "IllPosedCorrectionWarning", "check_fitted", "check_n_features", "check_pass_params",
            "expected_failed_checks", "feature_names", "prediction_inputs", "run_passes"]
 
 
@@ -26,6 +26,17 @@ class NotFittedError(ParameterError, _SkNotFitted):
 class ProjectionWarning(UserWarning):
     """The projection on the ball of radius ``radius`` was active at most checkpoints of a pass: the constraint,
     not the data, decides the coefficients (raise ``radius``)."""
+
+
+class IllPosedCorrectionWarning(UserWarning):
+    """The errors-in-variables correction is not determined by this sample: the corrected Gram matrix
+    ``mean_i (xbar_i xbar_i^T - C_i)`` is indefinite or nearly singular (its smallest root ``lambda_hat`` of
+    ``|M - lambda S| = 0`` is at most ``1 + 1/n``: the noise ``S`` removes all the signal along some direction),
+    or the iterate ended on the ball ``||w|| = radius``.  Projected OGD on an indefinite quadratic runs to the
+    ball's edge and its coefficients are set by ``radius``, not by the data -- R^2 far below least squares on the
+    mean readings.  Use :class:`nolo.sklearn_api.EIVRegressor` (whose safeguard keeps the solved matrix
+    positive definite) or ``CorrectedLeastSquaresRegressor(fuller_alpha=5)``; more items or readings per item
+    make the correction determined."""
 
 
 def check_fitted(est, attr: str) -> None:

@@ -57,6 +57,9 @@ class LinearReadingsRegressor(RegressorMixin, Configurable):
         """The learner's standardised ``(w, b)``."""
         raise NotImplementedError
 
+    def _diagnose(self, V, k, scaler, learner) -> None:
+        """After ``fit``'s passes: warn about an ill-posed fit (default: nothing to check)."""
+
     def _needs_schedule(self, k, learner) -> bool:
         """partial_fit: True when the new items' reading counts need a noise schedule the fit did not make."""
         return False
@@ -109,6 +112,7 @@ class LinearReadingsRegressor(RegressorMixin, Configurable):
 
         n_iter, _, bound = run_passes(play_pass, coef, max_iter=max_iter, tol=float(self.tol),
                                       owner=type(self).__name__)
+        self._diagnose(V, k, scaler, learner)
         feature_names(self, X, groups, reset=True)
         self._commit(learner=learner, cov=cov, scaler=scaler, d=R.n_features, n_iter=n_iter, bound=bound,
                      copies=int(np.max(R.counts)), items=n)

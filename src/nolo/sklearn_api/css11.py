@@ -32,15 +32,18 @@ import math
 
 import numpy as np
 
+import warnings
+
 from nolo._validation import check_bool, check_choice, check_scalar
-from nolo.exceptions import ParameterError
+from nolo.batch.eiv import fuller_scale
+from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.radial import RadialKernelApproximation
 from nolo.kernels.surrogate import GaussianSurrogateKernel, check_noise_covariance
 from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
 from nolo.learners.linear import KnownCovarianceLinearRegression, TwoCopyLinearRegression
 from nolo.oco.steps import check_step
 from nolo.random import as_generator
-from nolo.sklearn_api._base import check_n_features, feature_names, prediction_inputs
+from nolo.sklearn_api._base import IllPosedCorrectionWarning, check_n_features, feature_names, prediction_inputs
 from nolo.sklearn_api._inputs import item_targets, target_vector
 from nolo.sklearn_api._linear import LinearReadingsRegressor
 from nolo.sklearn_api._scaling import Standardizer
@@ -125,6 +128,34 @@ class _CSS11Regressor(LinearReadingsRegressor):
     def _coef_std(self, learner):
         return learner.average_, 0.0
 
+    def _moments(self, V, k, scaler) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - overridden
+        """``(M, S)``: the mean second moment of the items' averaged readings and their mean noise covariance."""
+        raise NotImplementedError
+
+    def _diagnose(self, V, k, scaler, learner) -> None:
+        """:class:`IllPosedCorrectionWarning` when the corrected Gram ``M - S`` is indefinite or nearly singular
+        (``lambda_hat <= 1 + 1/n``, Fuller's threshold) or the last iterate is on the ball's edge."""
+        causes = []
+        n = V.shape[0]
+        try:
+            lam, _ = fuller_scale(*self._moments(V, k, scaler), n, 0.0)
+        except NumericalError:
+            lam = 0.0
+        if lam <= 1.0 + 1.0 / n:
+            causes.append(f"the corrected Gram matrix mean(xbar xbar^T) - S is {'indefinite' if lam < 1 else 'singular'}"
+                          f" (smallest root lambda_hat = {lam:.3g} of |M - lambda S| = 0, at most 1 + 1/n: the noise "
+                          f"removes all the signal along some direction for these {n} items)")
+        radius = self._radius(V.shape[2])
+        if np.linalg.norm(learner.w_) >= radius * (1 - 1e-6):
+            causes.append(f"the last iterate is on the ball ||w|| = radius = {radius:.3g} (standardised)")
+        if causes:
+            warnings.warn(
+                f"{type(self).__name__}: ill-posed errors-in-variables fit -- {'; and '.join(causes)}. Projected OGD "
+                "on this problem is set by the constraint, not the data (R^2 can fall far below least squares on the "
+                "mean readings). Use nolo.sklearn_api.EIVRegressor (a positive-definite safeguard) or "
+                "CorrectedLeastSquaresRegressor(fuller_alpha=5), or give more items or readings per item.",
+                IllPosedCorrectionWarning, stacklevel=4)
+
 
 class TwoCopyRegressor(_CSS11Regressor):
     """CSS11 Setting 1 (Algorithm 1 left, Lemma 1; ``G`` corrected, erratum E10) as an estimator: no noise
@@ -181,6 +212,12 @@ class TwoCopyRegressor(_CSS11Regressor):
         if self.combine_copies and R.dense is not None:
             return R.dense, R.counts
         return _two_views(R, self.combine_copies)
+
+    def _moments(self, V, k, scaler):
+        m = V.shape[1]
+        xbar = V.mean(axis=1)
+        D = V - xbar[:, None, :]
+        return xbar.T @ xbar / V.shape[0], np.einsum("nki,nkj->ij", D, D) / (V.shape[0] * m * (m - 1))
 
     def _make_learner(self, V, y, k, scaler, horizon):
         copies = "all" if self.combine_copies else 2
@@ -246,6 +283,11 @@ class KnownCovarianceRegressor(_CSS11Regressor):
         learner = KnownCovarianceLinearRegression(noise_cov=spec, radius=self._radius(V.shape[2]),
                                                   sigma_bound=sigma_bound, **step)
         return learner, cov
+
+    def _moments(self, V, k, scaler):
+        S = scaler.noise_cov(check_noise_covariance(self.noise_cov, V.shape[2]))
+        X = V[:, 0]
+        return X.T @ X / X.shape[0], S * float(np.mean(1.0 / k))
 
     def _needs_schedule(self, k, learner) -> bool:
         return bool(np.any(k != self.copies_per_item_)) if self.combine_copies else False

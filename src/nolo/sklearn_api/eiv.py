@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nolo._validation import check_scalar
+from nolo._validation import check_int, check_scalar
 from nolo.batch import CorrectedLeastSquares
 from nolo.exceptions import ParameterError
 from nolo.kernels.surrogate import check_noise_covariance
@@ -65,6 +65,11 @@ class EIVRegressor(LinearReadingsRegressor):
         Ridge on the (standardised, unnormalised) Gram sum.
     max_correction : float in (0, 1), default 0.9
         The safeguard's bound on the share of the Gram matrix the correction may remove.
+    fuller_alpha : float >= 0 or None, default None
+        Fuller's small-sample guard (Fuller 1987, section 2.5.1; see
+        :class:`nolo.learners.linear.BiasCompensatedRLS`): caps the correction scale at
+        ``min(1 - alpha/t, lambda_hat - (1 + alpha)/t)``.  ``t`` counts the items played, so later passes of
+        ``fit`` relax it as if there were ``t`` distinct items.
     sweeps : int >= 1, default 3
         Fixed-point steps per item (the learner's default is 1; 3 makes one pass track the solution closely:
         on the issue-15 example with 2 readings of sd 1, 500 items, R^2 0.936 / 0.948 / 0.950 after one pass with
@@ -96,7 +101,7 @@ class EIVRegressor(LinearReadingsRegressor):
     """
 
     def __init__(self, noise="repeated", noise_cov=None, fit_intercept=True, alpha=1e-6, max_correction=0.9,
-                 sweeps=3, max_iter=10, tol=1e-3, shuffle=True, seed=None):
+                 sweeps=3, max_iter=10, tol=1e-3, shuffle=True, seed=None, fuller_alpha=None):
         self.noise = noise
         self.noise_cov = noise_cov
         self.fit_intercept = fit_intercept
@@ -107,6 +112,7 @@ class EIVRegressor(LinearReadingsRegressor):
         self.tol = tol
         self.shuffle = shuffle
         self.seed = seed
+        self.fuller_alpha = fuller_alpha
 
     @property
     def min_copies(self) -> int:
@@ -115,7 +121,8 @@ class EIVRegressor(LinearReadingsRegressor):
     def _learner(self, noise_cov=None) -> BiasCompensatedRLS:
         return BiasCompensatedRLS(noise=self.noise, noise_cov=noise_cov if noise_cov is not None else self.noise_cov,
                                   fit_intercept=self.fit_intercept, alpha=self.alpha,
-                                  max_correction=self.max_correction, sweeps=self.sweeps)
+                                  max_correction=self.max_correction, sweeps=self.sweeps,
+                                  fuller_alpha=self.fuller_alpha)
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -144,9 +151,11 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
     """Batch errors-in-variables (corrected, method-of-moments) least squares on repeated readings.
 
     A wrapper of :class:`nolo.batch.CorrectedLeastSquares` (Fuller 1987, section 2.2) on the standardised
-    readings: ``w = (Xbar^T Xbar / n - Sigma / m)^{-1} Xbar^T y / n`` with ``Xbar`` the per-item means, centred
-    when ``fit_intercept``.  Needs the same number of readings ``m`` for every item (use :class:`EIVRegressor`
-    for ragged data).  No ``partial_fit`` (a batch solve).
+    readings: ``w = (Xbar^T Xbar / n - Sigma mean_i(1/m_i))^{-1} Xbar^T y / n`` with ``Xbar`` the per-item
+    means, centred when ``fit_intercept``.  Items may have different numbers of readings ``m_i`` (a ragged list
+    or a long table with ``groups``): the mean of item ``i`` has noise covariance ``Sigma / m_i``, and
+    ``"estimate"`` pools the within-item spread over the items (every item needs ``m_i >= 2`` then; with a known
+    ``noise_cov`` items read once are fine).  No ``partial_fit`` (a batch solve).
 
     Parameters
     ----------
@@ -157,6 +166,13 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
         Solve over ``||w|| <= radius`` (standardised coefficients) -- needed when the corrected moment matrix
         is not positive definite (few items, heavy noise); None: unconstrained.
     fit_intercept : bool, default True
+    fuller_alpha : float >= 0 or None, default None
+        Fuller's small-sample modification (1987, section 2.5.1; :class:`nolo.batch.CorrectedLeastSquares`):
+        the corrected moment matrix is always positive definite, so the fit never fails on an ill-posed sample.
+    cv_folds : int >= 2 or None, default None
+        Pick the correction scale ``g`` of ``M - g S`` in ``0, 0.05, ..., 1`` by K-fold cross-validation of the
+        corrected (clean-input) risk (:class:`nolo.batch.CorrectedLeastSquares`): a partial correction on small,
+        noisy samples, where the full one has more variance than the bias it removes.
 
     Examples
     --------
@@ -173,10 +189,12 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
 
     max_iter, tol, shuffle, seed = 1, 0.0, False, None
 
-    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=True):
+    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=True, fuller_alpha=None, cv_folds=None):
         self.noise_cov = noise_cov
         self.radius = radius
         self.fit_intercept = fit_intercept
+        self.fuller_alpha = fuller_alpha
+        self.cv_folds = cv_folds
 
     @property
     def min_copies(self) -> int:
@@ -191,21 +209,24 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
             check_noise_covariance(self.noise_cov, None if np.ndim(self.noise_cov) else 1)
         if self.radius is not None:
             check_scalar(self.radius, "radius", low=0.0, low_inclusive=False, high=1e100)
+        if self.fuller_alpha is not None:
+            check_scalar(self.fuller_alpha, "fuller_alpha", low=0.0, high=1e6)
+        if self.cv_folds is not None:
+            check_int(self.cv_folds, "cv_folds", low=2, high=1000)
 
     def _views(self, R):
         if R.n_items < 2:
             raise ParameterError(f"X holds {R.n_items} item (n_samples={R.n_items}): corrected least squares needs "
                                  "at least 2 items (more than the number of features)")
-        if R.dense is None:
-            raise ParameterError("X must hold the same number of readings for every item for "
-                                 "CorrectedLeastSquaresRegressor (use EIVRegressor for ragged readings)")
-        return R.dense, R.counts
+        return R.as_dense_or_items(), R.counts
 
     def _make_learner(self, V, ys, k, scaler, horizon):
         S = self.noise_cov
         if not isinstance(S, str):
-            S = scaler.noise_cov(check_noise_covariance(S, V.shape[2]))
-        return CorrectedLeastSquares(noise_cov=S, radius=self.radius), None
+            d = V.shape[2] if isinstance(V, np.ndarray) else V[0].shape[1]
+            S = scaler.noise_cov(check_noise_covariance(S, d))
+        return CorrectedLeastSquares(noise_cov=S, radius=self.radius, fuller_alpha=self.fuller_alpha,
+                                     cv_folds=self.cv_folds), None
 
     def _play(self, learner, cov, V, ys, k, order) -> float:
         learner.fit(V, ys)

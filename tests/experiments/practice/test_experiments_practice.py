@@ -59,7 +59,7 @@ def test_claim_figures_on_a_hand_made_table():
         for att, m, nsr in ((0.5, 2, 2.0), (0.9, 8, 0.8)):
             vals = {"ols_mean": 0.75 if att < 0.8 else 0.98, "ols_one": 0.5, "corrected_ls": 0.99,
                     "bcrls_1pass": 0.985, "bcrls_converged": 0.99, "two_copy_ogd": 0.9 if scale == 1 else 0.05,
-                    "known_cov_ogd": 0.9}
+                    "known_cov_ogd": 0.9, "corrected_ls_fuller5": 0.97, "bcrls_1pass_fuller5": 0.7}
             for est, r2 in vals.items():
                 rows.append({"dataset": "synthetic", "m": m, "nsr": nsr, "d": 3, "n": 2000, "scale": scale,
                              "attenuation": att, "estimator": est, "r2": r2, "coef_error": 0.1, "seed": 0})
@@ -70,6 +70,8 @@ def test_claim_figures_on_a_hand_made_table():
     assert figs["scale_change_r2_two_copy_ogd"] == pytest.approx(0.85)
     assert figs["scale_change_r2_max_nolo"] == pytest.approx(0.85)
     assert figs["scale_change_r2_corrected_ls"] == 0.0
+    assert figs["bcrls_1pass_fuller5_worst_loss_to_ols_mean"] == pytest.approx(0.28)
+    assert figs["corrected_ls_fuller5_worst_loss_to_ols_mean"] == pytest.approx(0.01)
     assert figs["cells_attenuated"] == 1.0 and math.isfinite(figs["max_possible_gain_at_largest_attenuated_lambda"])
 
 

@@ -278,3 +278,137 @@ def test_corrected_least_squares_intercept_is_the_limit(noise_cov):
     assert CorrectedLeastSquares(noise_cov=noise_cov).fit(R, y).intercept_ == 0.0
     with pytest.raises(ParameterError, match="fit_intercept"):
         CorrectedLeastSquares(fit_intercept="yes").fit(R, y)
+
+
+# -- Fuller's small-sample guard (issue 15, what was left) ---------------------------------------------------
+def _fuller_cell(seed=0, n=200, d=20, m=2, r=1.0):
+    rng = np.random.default_rng([seed, m, int(r * 1000), d, n])
+    w = rng.normal(size=d) / np.sqrt(d)
+    X = rng.normal(size=(n, d))
+    y = X @ w + np.sqrt(0.1 * float(w @ w)) * rng.normal(size=n)
+    return X[:, None, :] + np.sqrt(r) * rng.normal(size=(n, m, d)), y
+
+
+def test_fuller_guard_caps_gamma_by_the_formula_each_item():
+    R, y = _fuller_cell(n=120, d=5, m=2, r=2.0)
+    m = BiasCompensatedRLS(fuller_alpha=5.0, max_correction=0.99)
+    for t in range(R.shape[0]):
+        m.learn_stream(R[t:t + 1], y[t:t + 1])
+        if t + 1 < 2 * 6:
+            assert m.gamma_ == 0.0  # warm-up
+            continue
+        k = t + 1
+        fuller = min(1 - 5.0 / k, 1 / m.rho_ - 6.0 / k)
+        expect = min(1.0 if m.rho_ <= 0.99 else 0.99 / m.rho_, max(fuller, 0.0))
+        assert m.gamma_ == pytest.approx(expect, rel=1e-12, abs=1e-15)
+
+
+def test_fuller_guard_tracks_the_batch_modification():
+    from nolo.batch import CorrectedLeastSquares
+
+    R, y = _fuller_cell()
+    online = BiasCompensatedRLS(fuller_alpha=5.0, max_correction=0.99, sweeps=60)
+    online.learn_stream(R, y)
+    batch = CorrectedLeastSquares(fit_intercept=True, fuller_alpha=5.0).fit(R, y)
+    assert 1.0 < batch.lambda_hat_ < 1.5  # the regime: g = 1 - alpha/n
+    assert online.gamma_ == pytest.approx(batch.correction_scale_, rel=1e-9)
+    assert 1 / online.rho_ == pytest.approx(batch.lambda_hat_, rel=1e-3)
+    np.testing.assert_allclose(online.coef_, batch.coef_, rtol=0, atol=2e-3 * np.linalg.norm(batch.coef_))
+    plain = BiasCompensatedRLS(max_correction=0.99, sweeps=60)
+    plain.learn_stream(R, y)
+    assert np.linalg.norm(online.coef_ - plain.coef_) > 1e-2 * np.linalg.norm(plain.coef_)  # the guard acts
+
+
+def test_fuller_alpha_validated_state_unchanged():
+    m = BiasCompensatedRLS()
+    R, y = _fuller_cell(n=10, d=2)
+    m.learn_stream(R, y)
+    before = m.theta_.copy()
+    m.fuller_alpha = -1.0
+    with pytest.raises(ParameterError, match="fuller_alpha"):
+        m.learn_stream(R, y)
+    assert np.array_equal(m.theta_, before)
+
+
+def test_fuller_hand_worked_d1():
+    # the items of test_hand_worked_repeated_d1: A = 13, C = 2, lambda_hat = 13/2, t = 2 items, alpha_F = 1:
+    # gamma = min(1 - 1/2, 13/2 - 2/2) = 1/2 -> (13 - 1) w = 19
+    m = BiasCompensatedRLS(noise="repeated", fit_intercept=False, alpha=1e-300, sweeps=200, fuller_alpha=1.0)
+    m.learn_stream(np.array([[[1.0], [3.0]], [[2.0], [4.0]]]), np.array([2.0, 5.0]))
+    assert m.gamma_ == pytest.approx(0.5, rel=1e-14)
+    assert m.coef_[0] == pytest.approx(19 / 12, rel=1e-13)
+
+
+# -- cross-validated correction scale ------------------------------------------------------------------------
+def _schedule(K, p, upto):
+    t, out = max(4 * K, 2 * p), []
+    while t <= upto:
+        out.append(t)
+        t = max(t + 1, int(np.ceil(1.25 * t)))
+    return out
+
+
+def test_cv_scale_is_the_batch_cross_validated_scale_at_a_schedule_point():
+    K, d = 4, 3
+    n = _schedule(K, d + 1, 400)[-1]
+    R, y = _fuller_cell(n=n, d=d, m=3, r=1.5)
+    online = BiasCompensatedRLS(cv_folds=K)
+    online.learn_stream(R, y)
+    batch = CorrectedLeastSquares(fit_intercept=True, cv_folds=K).fit(R, y)
+    assert online.cv_scale_ == batch.correction_scale_
+    # the fold sums are the direct ones (item t in fold t mod K)
+    xbar = np.c_[R.mean(axis=1), np.ones(n)]
+    for k in range(K):
+        idx = np.arange(n) % K == k
+        np.testing.assert_allclose(online.fold_gram_[k], xbar[idx].T @ xbar[idx], rtol=1e-10)
+        np.testing.assert_allclose(online.fold_xy_[k], xbar[idx].T @ y[idx], rtol=1e-10, atol=1e-9)
+        D = R[idx] - R[idx].mean(axis=1, keepdims=True)
+        np.testing.assert_allclose(online.fold_correction_[k][:d, :d], np.einsum("nki,nkj->ij", D, D) / 6, rtol=1e-10)
+    assert online.fold_count_.sum() == n and online.cv_next_ > n
+
+
+def test_cv_per_item_equals_stream_bitwise():
+    R, y = _fuller_cell(n=90, d=4, m=2, r=2.0)
+    a = BiasCompensatedRLS(cv_folds=3)
+    a.learn_stream(R, y)
+    b = BiasCompensatedRLS(cv_folds=3)
+    for t in range(90):
+        b.learn_stream(R[t:t + 1], y[t:t + 1])
+    for name in ("theta_", "chol_", "fold_gram_", "fold_correction_", "fold_xy_", "fold_count_"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.cv_scale_ == b.cv_scale_ and a.cv_next_ == b.cv_next_ and a.gamma_ == b.gamma_
+
+
+@pytest.mark.slow
+def test_cv_online_never_much_worse_than_ols_on_the_mean_monte_carlo():
+    """n = 200, d = 20, attenuation <= 0.8 (the practice grid's failing cells): one pass of BiasCompensatedRLS with
+    cv_folds=5 is within 0.01 R^2 of least squares on the mean readings or better, on average over 6 seeds."""
+    from sklearn.linear_model import LinearRegression
+
+    for m, r in ((2, 0.5), (2, 1.0), (4, 2.0), (2, 2.0)):
+        cv, ols = [], []
+        for seed in range(6):
+            R, y = _fuller_cell(seed=seed + 100, m=m, r=r)
+            rng = np.random.default_rng([seed + 100, m, int(r * 1000), 20, 200])
+            w = rng.normal(size=20) / np.sqrt(20)  # the cell's coefficients (the same stream as _fuller_cell)
+            Xt = np.random.default_rng(seed).normal(size=(2000, 20))
+            yt = Xt @ w
+            est = BiasCompensatedRLS(cv_folds=5)
+            est.learn_stream(R, y)
+            ols_fit = LinearRegression().fit(R.mean(axis=1), y)
+            r2 = lambda p: 1 - np.sum((yt - p) ** 2) / np.sum((yt - yt.mean()) ** 2)  # noqa: E731
+            cv.append(r2(est.predict(Xt)))
+            ols.append(r2(ols_fit.predict(Xt)))
+        assert np.mean(cv) >= np.mean(ols) - 0.01, (m, r, np.mean(cv), np.mean(ols))
+
+
+def test_cv_folds_fixed_once_learning_started():
+    R, y = _fuller_cell(n=20, d=2)
+    m = BiasCompensatedRLS(cv_folds=3)
+    m.learn_stream(R, y)
+    m.cv_folds = 4
+    with pytest.raises(ParameterError, match="cv_folds"):
+        m.learn_stream(R, y)
+    m.cv_folds = 1
+    with pytest.raises(ParameterError, match="cv_folds"):
+        m.learn_stream(R, y)

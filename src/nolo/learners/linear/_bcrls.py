@@ -5,7 +5,11 @@ State (updated in place): ``U`` upper Cholesky factor of ``A_t = alpha I + sum_i
 accumulated ``xbar y``, ``theta`` the coefficient iterate, ``u`` the power-iteration vector of
 ``M = U^{-T} C U^{-1}`` and ``aux = [rho_hat, gamma]``.  Items are rows ``R[offsets[i]:offsets[i+1]]``
 (ragged readings); ``mode`` 0 = known ``Sigma`` (``C += Sigma / k``), 1 = replicates (``C += sum_k (x_k - xbar)
-(x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings).  Every item costs ``O(k p^2 + sweeps p^2)``.
+(x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings).  ``fuller`` >= 0 caps the correction scale by
+Fuller's small-sample rule ``gamma <= 1 - fuller/t, 1/rho_hat - (1 + fuller)/t`` (``t`` items so far; negative: off).
+``folds`` > 0 also accumulates item ``t``'s moments in fold ``t mod folds`` (``FG`` sum xbar xbar^T, ``FC`` its
+corrections, ``Fb`` sum xbar y, ``Fn`` items) for the cross-validated correction scale, and caps
+``gamma <= gcap``.  Every item costs ``O(k p^2 + sweeps p^2)``.
 Returns the number of items, or ``-(i+1)`` when item ``i`` produced a non-finite value (callers work on copies).
 """
 
@@ -72,7 +76,8 @@ def _symv(C, v, out, p):
 
 
 @nb.njit(cache=True)
-def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warmup, t0, U, C, b, theta, u, aux):
+def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, sweeps, warmup, t0, U, C, b, theta, u,
+               aux, folds, FG, FC, Fb, Fn, gcap):
     n = offsets.shape[0] - 1
     d = R.shape[1]
     p = U.shape[0]
@@ -98,11 +103,20 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warm
         for j in range(p):
             work[j] = xbar[j]
         chol_rank_one_update(U, work, p)
+        f_i = (t0 + i) % folds if folds > 0 else -1
+        if f_i >= 0:
+            Fn[f_i] += 1.0
+            for r in range(p):
+                Fb[f_i, r] += y[i] * xbar[r]
+                for c in range(p):
+                    FG[f_i, r, c] += xbar[r] * xbar[c]
         # C += the item's noise correction (PSD)
         if mode == 0:
             for a in range(d):
                 for c in range(d):
                     C[a, c] += Sigma[a, c] * inv_k
+                    if f_i >= 0:
+                        FC[f_i, a, c] += Sigma[a, c] * inv_k
         else:
             sq = math.sqrt(1.0 / (k * (k - 1.0)))
             for a in range(k):
@@ -112,6 +126,8 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warm
                     f = dv[r]
                     for c in range(d):
                         C[r, c] += f * dv[c]
+                        if f_i >= 0:
+                            FC[f_i, r, c] += f * dv[c]
         yi = y[i]
         for j in range(p):
             b[j] += yi * xbar[j]
@@ -136,6 +152,15 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, sweeps, warm
                     u[j] = v1[j] / nrm
             aux[0] = nrm
             gamma = 1.0 if nrm <= kappa else kappa / nrm
+            if fuller >= 0.0:
+                # Fuller (1987, section 2.5.1) with lambda_hat = 1 / rho_hat, the smallest root of |A - lambda C|
+                tf = float(t0 + i + 1)
+                gf = 1.0 - fuller / tf
+                if nrm > 0.0:
+                    gf = min(gf, 1.0 / nrm - (1.0 + fuller) / tf)
+                gamma = min(gamma, max(gf, 0.0))
+            if gamma > gcap:
+                gamma = gcap  # the cross-validated correction scale
             if t0 + i + 1 < warmup:
                 gamma = 0.0  # warm-up: ridge least squares while rho_hat is unreliable (A near rank deficient)
             aux[1] = gamma

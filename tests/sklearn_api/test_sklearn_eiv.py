@@ -1,0 +1,79 @@
+"""nolo.sklearn_api.eiv: ragged readings for CorrectedLeastSquaresRegressor, Fuller's option through the estimators."""
+
+import numpy as np
+import pytest
+
+from nolo.sklearn_api import CorrectedLeastSquaresRegressor, EIVRegressor
+
+
+def _ragged(seed=0, n=60, d=3):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(2, 7, size=n)
+    X = rng.normal(size=(n, d))
+    items = [x + 0.6 * rng.normal(size=(k, d)) for x, k in zip(X, counts)]
+    y = X @ np.array([1.0, -2.0, 0.5]) + 3.0 + 0.1 * rng.normal(size=n)
+    return items, y, counts
+
+
+def _direct(items, y, counts, Sigma=None):
+    """Corrected least squares with an intercept, computed from its definition."""
+    n = len(items)
+    means = np.array([a.mean(axis=0) for a in items])
+    if Sigma is None:
+        Sigma = sum((a - a.mean(axis=0)).T @ (a - a.mean(axis=0)) for a in items) / float(np.sum(counts - 1))
+    d = means.shape[1]
+    Ma = np.c_[means, np.ones(n)]
+    Sa = np.zeros((d + 1, d + 1))
+    Sa[:d, :d] = Sigma * np.mean(1.0 / counts)
+    return np.linalg.solve(Ma.T @ Ma / n - Sa, Ma.T @ y / n)
+
+
+def test_ragged_list_matches_direct_computation():
+    items, y, counts = _ragged()
+    est = CorrectedLeastSquaresRegressor().fit(items, y)
+    ref = _direct(items, y, counts)
+    np.testing.assert_allclose(np.append(est.coef_, est.intercept_), ref, rtol=1e-9, atol=1e-12)
+    K = np.diag([0.3, 0.36, 0.4])
+    est = CorrectedLeastSquaresRegressor(noise_cov=K).fit(items, y)
+    np.testing.assert_allclose(np.append(est.coef_, est.intercept_), _direct(items, y, counts, K), rtol=1e-9)
+
+
+def test_ragged_long_table_with_groups_matches_the_list():
+    items, y, counts = _ragged(seed=1)
+    X_long = np.vstack(items)
+    ids = np.repeat(np.array([f"item{i}" for i in range(len(items))]), counts)
+    y_rows = np.repeat(y, counts)  # the tidy layout: the target on each row of its item
+    a = CorrectedLeastSquaresRegressor().fit(X_long, y_rows, groups=ids)
+    b = CorrectedLeastSquaresRegressor().fit(items, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12)
+    assert a.intercept_ == pytest.approx(b.intercept_, rel=1e-12)
+    np.testing.assert_allclose(np.append(a.coef_, a.intercept_), _direct(items, y, counts), rtol=1e-9)
+
+
+def test_fuller_alpha_through_the_sklearn_estimators():
+    from nolo.batch import CorrectedLeastSquares
+
+    rng = np.random.default_rng([0, 2, 2000, 20, 200])
+    X = rng.normal(size=(200, 20))
+    y = X @ (rng.normal(size=20) / np.sqrt(20))
+    R = X[:, None, :] + np.sqrt(2.0) * rng.normal(size=(200, 2, 20))
+    est = CorrectedLeastSquaresRegressor(fuller_alpha=5.0).fit(R, y)
+    ref = CorrectedLeastSquares(fit_intercept=True, fuller_alpha=5.0).fit(R, y)  # affine-equivariant
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-7, atol=1e-9)
+    assert est.learner_.lambda_hat_ == pytest.approx(ref.lambda_hat_, rel=1e-9)
+    e = EIVRegressor(fuller_alpha=5.0, max_iter=1, seed=0).fit(R, y)
+    assert e.learner_.fuller_alpha == 5.0 and np.all(np.isfinite(e.coef_))
+    with pytest.raises(ValueError, match="fuller_alpha"):
+        CorrectedLeastSquaresRegressor(fuller_alpha=-2).fit(R, y)
+
+
+def test_cv_folds_through_the_sklearn_estimator():
+    from nolo.batch import CorrectedLeastSquares
+
+    items, y, counts = _ragged(seed=2, n=80)
+    est = CorrectedLeastSquaresRegressor(cv_folds=4).fit(items, y)
+    ref = CorrectedLeastSquares(fit_intercept=True, cv_folds=4).fit(items, y)
+    assert est.learner_.correction_scale_ == ref.correction_scale_
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-7)
+    with pytest.raises(ValueError, match="cv_folds"):
+        CorrectedLeastSquaresRegressor(cv_folds=0).fit(items, y)
