@@ -35,6 +35,7 @@ def test_allocation_hand_worked():
 
 
 def _record(**kw):
+    kw.setdefault("confidence", 0.0)  # the width is tested on its own below
     m = FastCB(n_classes=3, gamma_scale=10.0, gamma_exponent=0.5, **kw)
     m.initialize(2)
     return m._state_record()
