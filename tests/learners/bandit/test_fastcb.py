@@ -11,6 +11,7 @@ from nolo.learners.bandit import ClassificationBandit, FastCB, SquareCB, run_str
 from nolo.learners.bandit import fastcb as F
 from nolo.learners.bandit import squarecb as S
 from nolo.learners.base import Learner
+from test_squarecb import _assert_same, _per_round  # SquareCB's per-round driver and state comparison
 
 
 @pytest.fixture(scope="module")
@@ -91,30 +92,6 @@ def test_observed_scale_bounds_the_factor_by_one_over_rho1():
 # -- the compiled stream, persistence ---------------------------------------------------------------
 
 
-def _per_round(m, X, y, n, rho0, rho1, seed):
-    env = ClassificationBandit(X, y, rho0=rho0, rho1=rho1, seed=seed)
-    mistakes = 0
-    for _ in range(n):
-        x = env.next()
-        a = m.act(x)
-        mistakes += a != y[env.current_index]
-        m.learn(x, a, env.feedback(a))
-    return mistakes
-
-
-def _state(m):
-    return {k: v for k, v in vars(m).items() if k.endswith("_") and isinstance(v, np.ndarray)}
-
-
-def _assert_same(m1, m2):
-    s1, s2 = _state(m1), _state(m2)
-    assert s1.keys() == s2.keys()
-    for k in s1:
-        assert np.array_equal(s1[k], s2[k]), k
-    assert m1.t_ == m2.t_
-    assert m1.rng_.bit_generator.state == m2.rng_.bit_generator.state
-
-
 @pytest.mark.parametrize("oracle", ["ridge", "ogd"])
 @pytest.mark.parametrize("kw", [dict(correction="target", rho0=0.2, rho1=0.1, loss_scale="observed"),
                                 dict(correction="none", confidence=1.0, rho0=0.2, rho1=0.1),
@@ -124,7 +101,7 @@ def test_per_round_equals_stream_bitwise(digits, oracle, kw):
     X, y = X[:300], y[:300]
     n = 1_500
     m1 = FastCB(n_classes=10, oracle=oracle, seed=3, **kw)
-    mistakes = _per_round(m1, X, y, n, 0.2, 0.1, seed=4)
+    mistakes, _ = _per_round(m1, X, y, n, 0.2, 0.1, seed=4)
     for rep in ("dense", "csr"):
         m2 = FastCB(n_classes=10, oracle=oracle, seed=3, **kw)
         res = run_stream(m2, X, y, n, rho0=0.2, rho1=0.1, seed=4, representation=rep)

@@ -67,27 +67,13 @@ def first_order_weight(state, s, K, ahat, t):
     return S.gap_weight(state, t) / greedy_loss(state, s[ahat], K, t)
 
 
-class FastCBState(NamedTuple):
-    """FastCB's record: :class:`~nolo.learners.bandit.squarecb.SquareCBState`'s fields, then ``loss_floor`` and
-    ``observed`` (the loss scale); SquareCB's compiled ``act``/``update``/``adjust`` with ``weight`` =
-    :func:`first_order_weight`."""
+class FastCBState(NamedTuple("FastCBFields", [*S.SquareCBState.__annotations__.items(), ("loss_floor", float),
+                                                ("observed", bool), ("confidence", float)])):
+    """FastCB's record: :class:`~nolo.learners.bandit.squarecb.SquareCBState`'s fields, then ``loss_floor``,
+    ``observed`` (the loss scale) and ``confidence``; SquareCB's compiled ``act``/``update``/``adjust`` with
+    ``weight`` = :func:`first_order_weight`."""
 
-    gamma_scale: float
-    gamma_exponent: float
-    mode: int
-    rho0: float
-    rho1: float
-    estimate: bool
-    rate_every: float
-    pct_top: float
-    rho_max: float
-    est: np.ndarray
-    hist: np.ndarray
-    clock: np.ndarray
-    oracle: tuple
-    loss_floor: float
-    observed: bool
-    confidence: float
+    __slots__ = ()
     act = S.igw_act
     update = S.squarecb_update
     adjust = S.add_bias
