@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
+from numba.extending import overload
 
 from nolo._validation import check_choice, check_flip_rates, check_int, check_scalar
 from nolo.exceptions import ParameterError, PersistenceError
@@ -115,6 +116,22 @@ def gap_weight(state, t):
     return state.gamma_scale * t ** state.gamma_exponent * gm
 
 
+def explore_weight(state, s, K, ahat, t):
+    """The gap weight of round t for the scores ``s[:K]`` (greedy label ``ahat``): the record class's compiled
+    ``weight`` if it names one (FastCB's first-order weight, :mod:`.fastcb`), else :func:`gap_weight` (compiled code
+    only; :func:`igw_act` and :func:`squarecb_update` both call it, so the played label's probability in the rate
+    estimate is the one drawn from)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(explore_weight, inline="always")
+def _explore_weight(state, s, K, ahat, t):
+    fn = getattr(getattr(state, "instance_class", None), "weight", None)
+    if fn is None:
+        return lambda state, s, K, ahat, t: gap_weight(state, t)
+    return lambda state, s, K, ahat, t: fn(state, s, K, ahat, t)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def add_bias(state, Wt, s, K):
     """The core's ``adjust``: the predictions are W x + bias, the bias being row d of ``Wt`` (d + 1, K)."""
@@ -128,7 +145,7 @@ def igw_act(state, sp, K, rng):
     """(greedy label, played label) of round t = clock + 1: inverse-gap weighting with g_t, one uniform."""
     ahat = argmax_padded(sp, K)
     t = float(state.clock[0] + 1)
-    return ahat, igw_draw(uniform(rng), sp, K, ahat, gap_weight(state, t))
+    return ahat, igw_draw(uniform(rng), sp, K, ahat, explore_weight(state, sp, K, ahat, t))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -144,7 +161,7 @@ def squarecb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     if state.estimate:
         est = state.est
         K = s.shape[0]
-        p = igw_prob(s, K, yhat, state.gamma_scale * float(t) ** state.gamma_exponent * gm, played)
+        p = igw_prob(s, K, yhat, explore_weight(state, s, K, yhat, float(t)), played)
         RO.record_round(state.hist, est, s[yhat], feedback, p)
         est[2] += 1.0
         if est[2] >= state.rate_every:
