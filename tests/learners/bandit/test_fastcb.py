@@ -11,7 +11,7 @@ from nolo.learners.bandit import ClassificationBandit, FastCB, SquareCB, run_str
 from nolo.learners.bandit import fastcb as F
 from nolo.learners.bandit import squarecb as S
 from nolo.learners.base import Learner
-from test_squarecb import _assert_same, _per_round  # SquareCB's per-round driver and state comparison
+from test_squarecb import _assert_same  # SquareCB's state comparison
 
 
 @pytest.fixture(scope="module")
@@ -90,25 +90,6 @@ def test_observed_scale_bounds_the_factor_by_one_over_rho1():
 
 
 # -- the compiled stream, persistence ---------------------------------------------------------------
-
-
-@pytest.mark.parametrize("oracle", ["ridge", "ogd"])
-@pytest.mark.parametrize("kw", [dict(correction="target", rho0=0.2, rho1=0.1, loss_scale="observed"),
-                                dict(correction="none", confidence=1.0, rho0=0.2, rho1=0.1),
-                                dict(correction="gap", estimate_rates=True, rate_every=200)])
-def test_per_round_equals_stream_bitwise(digits, oracle, kw):
-    X, y = digits
-    X, y = X[:300], y[:300]
-    n = 1_500
-    m1 = FastCB(n_classes=10, oracle=oracle, seed=3, **kw)
-    mistakes, _ = _per_round(m1, X, y, n, 0.2, 0.1, seed=4)
-    for rep in ("dense", "csr"):
-        m2 = FastCB(n_classes=10, oracle=oracle, seed=3, **kw)
-        res = run_stream(m2, X, y, n, rho0=0.2, rho1=0.1, seed=4, representation=rep)
-        _assert_same(m1, m2)
-        assert res.played_mistakes[-1] == mistakes
-    if kw.get("estimate_rates"):
-        assert np.array_equal(m1.rate_estimates_, m2.rate_estimates_)
 
 
 def test_differs_from_squarecb_and_same_seed_same_result(digits):

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_digits
 
 from nolo.exceptions import ParameterError
-from nolo.learners.bandit import ClassificationBandit, SquareCB, run_stream
+from nolo.learners.bandit import ClassificationBandit, FastCB, SquareCB, run_stream
 from nolo.learners.bandit import squarecb as S
 from nolo.learners.bandit.squarecb import igw_probabilities
 from nolo.learners.base import Learner
@@ -139,16 +139,22 @@ def _assert_same(m1, m2):
 
 
 @pytest.mark.parametrize("oracle", ["ridge", "ogd"])
-@pytest.mark.parametrize("kw", [dict(correction="target", rho0=0.2, rho1=0.1),
-                                dict(correction="gap", estimate_rates=True, rate_every=200)])
-def test_per_round_equals_stream_bitwise(digits, oracle, kw):
+@pytest.mark.parametrize("cls,kw", [
+    (SquareCB, dict(correction="target", rho0=0.2, rho1=0.1)),
+    (SquareCB, dict(correction="gap", estimate_rates=True, rate_every=200)),
+    (FastCB, dict(correction="target", rho0=0.2, rho1=0.1, loss_scale="observed")),
+    (FastCB, dict(correction="none", confidence=1.0, rho0=0.2, rho1=0.1)),
+    (FastCB, dict(correction="gap", estimate_rates=True, rate_every=200)),
+], ids=["squarecb-target", "squarecb-gap-est", "fastcb-observed", "fastcb-none-width", "fastcb-gap-est"])
+def test_per_round_equals_stream_bitwise(digits, oracle, cls, kw):
+    """SquareCB and FastCB (SquareCB's subclass with its own allocation): per-round == compiled stream, bitwise."""
     X, y = digits
     X, y = X[:300], y[:300]
     n = 1_500
-    m1 = SquareCB(n_classes=10, oracle=oracle, seed=3, **kw)
+    m1 = cls(n_classes=10, oracle=oracle, seed=3, **kw)
     mistakes, env1 = _per_round(m1, X, y, n, 0.2, 0.1, seed=4)
     for rep in ("dense", "csr"):
-        m2 = SquareCB(n_classes=10, oracle=oracle, seed=3, **kw)
+        m2 = cls(n_classes=10, oracle=oracle, seed=3, **kw)
         res = run_stream(m2, X, y, n, rho0=0.2, rho1=0.1, seed=4, representation=rep)
         _assert_same(m1, m2)
         assert res.played_mistakes[-1] == mistakes
