@@ -84,11 +84,20 @@ def kernel_noise(ctx) -> ExperimentResult:
     figs = {f"{n}_test_mse": float(top.loc[n, "test_mse"]) for n in top.index}
     figs.update({f"{n}_avg_clean_loss": float(top.loc[n, "avg_clean_loss"]) for n in top.index})
     figs["naive_minus_alg2_gaussian"] = figs["naive_gaussian_test_mse"] - figs["alg2_gaussian_test_mse"]
+    figs["naive_minus_alg2_gaussian_avg_clean_loss"] = (figs["naive_gaussian_avg_clean_loss"]
+                                                        - figs["alg2_gaussian_avg_clean_loss"])
+    paired = df[df.noise_var == max(levels)].pivot_table(index="seed", columns="learner", values="test_mse")
+    diff = paired["naive_gaussian"] - paired["alg2_gaussian"]
+    figs["naive_minus_alg2_gaussian_se"] = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan")
     figs["naive_minus_alg2_radial"] = figs["naive_radial_test_mse"] - figs["alg2_radial_test_mse"]
     figs["alg2_minus_clean_gaussian"] = figs["alg2_gaussian_test_mse"] - figs["clean_gaussian_test_mse"]
     claims = [
-        Claim("Theorem 3: at the highest noise level, Algorithm 2 (Gaussian) beats naive kernel OGD on clean test MSE",
-              "naive_minus_alg2_gaussian", ">", 0.0),
+        # Theorem 3 bounds the regret of the played predictors on the clean loss, so the claim is on their average
+        # clean loss; the final predictor's test MSE is reported beside it (figure + paired standard error over
+        # seeds): at the highest noise level it is a tie at paper scale (-0.002 +- 0.028 over 10 seeds, where the
+        # average clean loss separates by 0.069 +- 0.010) -- docs/benchmarks-css11.md#kernel-noise
+        Claim("Theorem 3: at the highest noise level, Algorithm 2 (Gaussian) beats naive kernel OGD on the average "
+              "clean loss of its played predictors", "naive_minus_alg2_gaussian_avg_clean_loss", ">", 0.0),
         Claim("Theorem 5 (App. E): Algorithm 2 with the radial surrogate beats naive radial kernel OGD",
               "naive_minus_alg2_radial", ">", 0.0),
         Claim("clean-data kernel OGD remains the lower reference (Algorithm 2 Gaussian test MSE above it)",
