@@ -35,7 +35,7 @@ class IllPosedCorrectionWarning(UserWarning):
     or the iterate ended on the ball ``||w|| = radius``.  Projected OGD on an indefinite quadratic runs to the
     ball's edge and its coefficients are set by ``radius``, not by the data -- R^2 far below least squares on the
     mean readings.  Use :class:`nolo.sklearn_api.EIVRegressor` (whose safeguard keeps the solved matrix
-    positive definite) or ``CorrectedLeastSquaresRegressor(fuller_alpha=5)``; more items or readings per item
+    positive definite) or ``CorrectedLeastSquaresRegressor(cv_folds=5)``; more items or readings per item
     make the correction determined."""
 
 
