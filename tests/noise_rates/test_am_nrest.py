@@ -1,5 +1,7 @@
 """NREst (AM Algorithm 3): estimates on synthetic logs, the percentile rule, pluggable classifiers, the CLI."""
 
+from functools import partial
+
 import json
 
 import numpy as np
@@ -9,18 +11,10 @@ from click.testing import CliRunner
 from nolo import ParameterError
 from nolo.cli.estimate_noise import estimate_noise
 from nolo.noise_rates import NREst, percentile_extremes
+from noise_logs import clustered_log  # tests/noise_rates/noise_logs.py
 
 
-def _log(rho0, rho1, n=6000, K=4, d=10, seed=0):
-    """Well-separated clusters (perfect examples exist, AM Theorem 5), half the plays right, flipped bits."""
-    rng = np.random.default_rng(seed)
-    C = rng.standard_normal((K, d)) * 3
-    y = rng.integers(K, size=n)
-    X = C[y] + rng.standard_normal((n, d))
-    played = np.where(rng.random(n) < 0.5, y, rng.integers(K, size=n))
-    u = rng.random(n)
-    fb = np.where(played == y, u >= rho1, u < rho0).astype(np.int64)
-    return X, played, fb
+_log = partial(clustered_log, n=6000, K=4, d=10)  # well-separated clusters, half the plays right
 
 
 @pytest.mark.parametrize("rho0,rho1", [(0.0, 0.0), (0.2, 0.1), (0.1, 0.3), (0.4, 0.4)])

@@ -1,27 +1,18 @@
 """NREst's NumPy MLP engine: the same network, minibatch order and Adam steps as scikit-learn's
 MLPClassifier.partial_fit (engine="sklearn"), the float32 input encoding, the cached thread controller."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from nolo import ParameterError
 from nolo.noise_rates import NREst, encode_inputs
 from nolo.noise_rates import nrest as nrest_module
+from noise_logs import clustered_log  # tests/noise_rates/noise_logs.py
 
 
-def _log(rho0, rho1, n=1500, K=4, d=30, seed=0, sparse=False):
-    """Clustered x, half the plays right, flipped feedback bits (as tests/noise_rates/test_am_nrest.py), optionally 80 % zeros."""
-    rng = np.random.default_rng(seed)
-    C = rng.standard_normal((K, d)) * 3
-    y = rng.integers(K, size=n)
-    X = C[y] + rng.standard_normal((n, d))
-    if sparse:
-        X = np.abs(X) * (rng.random((n, d)) < 0.2)
-        X[:3] = 0.0  # zero rows stay zero after the normalisation
-    played = np.where(rng.random(n) < 0.5, y, rng.integers(K, size=n))
-    u = rng.random(n)
-    fb = np.where(played == y, u >= rho1, u < rho0).astype(np.int64)
-    return X, played, fb
+_log = partial(clustered_log, n=1500, K=4, d=30)  # as test_am_nrest.py, smaller; optionally 80 % zeros
 
 
 def _pair(X, played, fb, init=None, **kw):

@@ -6,11 +6,14 @@ change) on this log; a tolerance of 1e-6 leaves room for BLAS rounding on other 
 to the network, the split, the epochs or the read-out moves them by 1e-3 or more.
 """
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from nolo.learners.bandit import RCINE, ClassificationBandit
 from nolo.noise_rates import NREst
+from noise_logs import clustered_log  # tests/noise_rates/noise_logs.py
 
 #: name -> (NREst parameters, (rho0_, rho1_, q_.sum()) recorded at 5a5dcd4)
 RECORDED = {
@@ -32,15 +35,7 @@ RCINE_ESTIMATES = [[0.36680617928504944, 0.4630976915359497], [0.454148203134536
                    [0.5584841370582581, 0.3288818597793579], [0.5119349360466003, 0.33675849437713623]]
 
 
-def _log(rho0, rho1, n=3000, K=4, d=12, seed=0, right=0.5):
-    rng = np.random.default_rng(seed)
-    C = rng.standard_normal((K, d)) * 3
-    y = rng.integers(K, size=n)
-    X = C[y] + rng.standard_normal((n, d))
-    played = np.where(rng.random(n) < right, y, rng.integers(K, size=n))
-    u = rng.random(n)
-    fb = np.where(played == y, u >= rho1, u < rho0).astype(np.int64)
-    return X, played, fb
+_log = partial(clustered_log, n=3000, K=4, d=12)
 
 
 @pytest.mark.parametrize("name", list(RECORDED))

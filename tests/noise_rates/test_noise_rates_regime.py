@@ -18,6 +18,7 @@ from sklearn.datasets import load_digits
 from nolo import ParameterError
 from nolo.cli.estimate_noise import estimate_noise
 from nolo.noise_rates import NREst, bootstrap_rates, diagnose
+from noise_logs import clustered_log  # tests/noise_rates/noise_logs.py
 
 
 def _digits_log(rho0, rho1, n=30_000, seed=0):
@@ -31,16 +32,7 @@ def _digits_log(rho0, rho1, n=30_000, seed=0):
     return X[idx], played, fb
 
 
-def _clustered_log(rho0, rho1, n=6000, K=4, d=10, seed=0, right=0.5, labels=False):
-    """The AM regime (as tests/noise_rates/test_am_nrest.py): clustered x, a share ``right`` of the plays right, the rest uniform."""
-    rng = np.random.default_rng(seed)
-    C = rng.standard_normal((K, d)) * 3
-    y = rng.integers(K, size=n)
-    X = C[y] + rng.standard_normal((n, d))
-    played = np.where(rng.random(n) < right, y, rng.integers(K, size=n))
-    u = rng.random(n)
-    fb = np.where(played == y, u >= rho1, u < rho0).astype(np.int64)
-    return y if labels else (X, played, fb)
+_clustered_log = clustered_log  # the AM regime, as tests/noise_rates/test_am_nrest.py
 
 
 @pytest.fixture(scope="module")
