@@ -154,7 +154,7 @@ def squarecb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     rate estimate (the top prediction, f / p(played)); False (nothing written) on a non-finite oracle step."""
     t = state.clock[0] + 1
     state.clock[0] = t
-    gm, r0t, kt = correction(state)
+    _, r0t, kt = correction(state)
     target = (feedback - r0t) / kt
     if not O.oracle_update(state.oracle, Wt, idx, val, lo, hi, played, s[played], target):
         return False
