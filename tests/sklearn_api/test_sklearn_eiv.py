@@ -80,12 +80,10 @@ def test_cv_folds_through_the_sklearn_estimator():
 
 
 def _ill_posed(seed=0, n=200, d=20, m=2, r=2.0):
-    rng = np.random.default_rng([seed, m, int(r * 1000), d, n, 11])
-    w = rng.normal(size=d) / np.sqrt(d)
-    X = rng.normal(size=(n, d))
-    y = X @ w + np.sqrt(0.1 * float(w @ w)) * rng.normal(size=n)
-    R = X[:, None, :] + np.sqrt(r) * rng.normal(size=(n, m, d))
-    Xt = rng.normal(size=(2000, d))
+    """The practice grid's generator with seeds 200+ (not the experiment's)."""
+    from nolo.experiments.practice.eiv import synthetic_cell
+
+    R, y, Xt, w = synthetic_cell(m, r, d, n, 200 + seed)
     return R, y, Xt, Xt @ w
 
 

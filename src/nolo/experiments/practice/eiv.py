@@ -70,15 +70,19 @@ def _score_all(R, y, noise_var, seed, X_test, y_test, w_ref, scale, base: dict) 
     return rows
 
 
-def grid_cell(m: int, nsr: float, d: int, n: int, scales: list, seed: int) -> pd.DataFrame:
-    """One synthetic cell: the same draws fitted at every target scale by every estimator."""
+def synthetic_cell(m: int, nsr: float, d: int, n: int, seed: int):
+    """The grid's draws (module docstring): ``(readings (n, m, d), y (n,), X_test (N_TEST, d), w* (d,))``."""
     rng = np.random.default_rng([seed, m, int(round(nsr * 1000)), d, n])
     w = rng.normal(size=d) / math.sqrt(d)
     X = rng.normal(size=(n, d))
-    f = X @ w
-    y = f + math.sqrt(TARGET_NOISE * float(w @ w)) * rng.normal(size=n)
+    y = X @ w + math.sqrt(TARGET_NOISE * float(w @ w)) * rng.normal(size=n)
     R = X[:, None, :] + math.sqrt(nsr) * rng.normal(size=(n, m, d))
-    X_test = rng.normal(size=(N_TEST, d))
+    return R, y, rng.normal(size=(N_TEST, d)), w
+
+
+def grid_cell(m: int, nsr: float, d: int, n: int, scales: list, seed: int) -> pd.DataFrame:
+    """One synthetic cell: the same draws fitted at every target scale by every estimator."""
+    R, y, X_test, w = synthetic_cell(m, nsr, d, n, seed)
     base = {"dataset": "synthetic", "m": m, "nsr": nsr, "d": d, "n": n, "seed": seed,
             "attenuation": attenuation(m, nsr)}
     rows = []
