@@ -100,8 +100,8 @@ def test_fuller_reduces_the_small_sample_loss_monte_carlo():
         diffs = []
         for seed in range(12):
             R, y, Xt, yt = _cell(seed, m, r)
-            f = CorrectedLeastSquares(fit_intercept=True, fuller_alpha=5.0).fit(R, y)
-            c = CorrectedLeastSquares(fit_intercept=True).fit(R, y)
+            f = CorrectedLeastSquares(fit_intercept=True, fuller_alpha=5.0, cv_folds=None).fit(R, y)
+            c = CorrectedLeastSquares(fit_intercept=True, cv_folds=None).fit(R, y)
             diffs.append(_r2(yt, f.predict(Xt)) - _r2(yt, c.predict(Xt)))
         diffs = np.array(diffs)
         assert np.sum(diffs > 0) >= 11 and np.median(diffs) > 0.01, (m, r, diffs)
@@ -125,7 +125,7 @@ def test_ragged_matches_direct_computation():
     ref_k = np.linalg.solve(means.T @ means / 40 - K * np.mean(1.0 / counts), means.T @ y / 40)
     assert corrected_least_squares(items, y, K) == pytest.approx(ref_k, rel=1e-10)
     # with an intercept: a constant feature with no noise
-    est = CorrectedLeastSquares(noise_cov=K, fit_intercept=True).fit(items, y)
+    est = CorrectedLeastSquares(noise_cov=K, fit_intercept=True, cv_folds=None).fit(items, y)
     Ma = np.c_[means, np.ones(40)]
     Ka = np.zeros((4, 4))
     Ka[:3, :3] = K * np.mean(1.0 / counts)
@@ -152,7 +152,7 @@ def test_bad_fuller_alpha_and_singletons():
 
 # -- cross-validated correction scale ------------------------------------------------------------------------
 def test_cv_correction_scale_matches_a_direct_computation():
-    from nolo.batch.eiv import CV_GRID, cv_correction_scale
+    from nolo.batch.eiv import CV_GRID, cv_correction_scale, one_se_scale
 
     rng = np.random.default_rng(11)
     n, m, d, K = 40, 3, 2, 4
@@ -160,7 +160,7 @@ def test_cv_correction_scale_matches_a_direct_computation():
     R = X[:, None, :] + 0.8 * rng.normal(size=(n, m, d))
     y = X @ np.array([1.0, -0.5]) + 0.1 * rng.normal(size=n)
     g, risks = cv_correction_scale(R, y, "estimate", K)
-    ref = np.zeros(len(CV_GRID))
+    ref = np.zeros((K, len(CV_GRID)))
     for k in range(K):
         te = np.arange(n) % K == k
         tr = ~te
@@ -175,10 +175,16 @@ def test_cv_correction_scale_matches_a_direct_computation():
         Mv, Sv, bv = mom(te)
         for j, gj in enumerate(CV_GRID):
             w = np.linalg.solve(M - gj * S, b)
-            ref[j] += te.sum() * (w @ (Mv - Sv) @ w - 2 * bv @ w)
-    np.testing.assert_allclose(risks, ref, rtol=1e-10)
-    assert g == CV_GRID[np.argmin(ref)]
+            ref[k, j] = te.sum() * (w @ (Mv - Sv) @ w - 2 * bv @ w)
+    np.testing.assert_allclose(risks, ref.sum(axis=0), rtol=1e-10)
+    # the one-standard-error rule by hand: the largest scale within one paired standard error of the least risk
+    tot = ref.sum(axis=0)
+    best = np.argmin(tot)
+    diff = ref - ref[:, [best]]
+    se = np.sqrt(K * diff.var(axis=0, ddof=1))
+    assert g == CV_GRID[np.flatnonzero(tot - tot[best] <= se).max()] == one_se_scale(ref, CV_GRID)
     est = CorrectedLeastSquares(cv_folds=K).fit(R, y)
+    assert est.correction_scale_ == g
     xb = R.mean(axis=1)
     Xb, S = average_replicates(R, "estimate")
     np.testing.assert_allclose(est.coef_, np.linalg.solve(xb.T @ xb / n - g * S, xb.T @ y / n), rtol=1e-10)
@@ -211,3 +217,61 @@ def test_cv_folds_validated():
         CorrectedLeastSquares(cv_folds=1).fit(R, np.zeros(10))
     with pytest.raises(ParameterError, match="cv_folds=6 needs at least 12 items"):
         corrected_least_squares(R, np.zeros(10), "estimate", cv_folds=6)
+
+
+# -- the default guard: the one-standard-error rule ----------------------------------------------------------
+def test_one_se_rule_hand_worked():
+    from nolo.batch.eiv import one_se_scale
+
+    grid = np.array([0.0, 0.5, 1.0])
+    # well posed: the full correction is 0.1 above the least total risk (g = 0.5), its paired differences
+    # (0.2, -0.1, 0) have standard deviation sqrt(0.07/3) -> SE of the sum sqrt(3 * 0.07/3) = 0.265 >= 0.1: keep g = 1
+    well = np.array([[3.0, 1.0, 1.2], [3.0, 1.0, 0.9], [3.0, 1.0, 1.0]])
+    assert one_se_scale(well, grid) == 1.0
+    # ill posed: 3.1 above with the same spread of the differences (1, 1.2, 0.9): clearly worse, take g = 0.5
+    ill = np.array([[3.0, 1.0, 2.0], [3.0, 1.0, 2.2], [3.0, 1.0, 1.9]])
+    assert one_se_scale(ill, grid) == 0.5
+    # a scale whose training system is not positive definite (inf) is never chosen; empty folds (rows of 0) ignored
+    inf = np.array([[3.0, 1.0, np.inf], [3.0, 1.0, 0.9], [0.0, 0.0, 0.0]])
+    assert one_se_scale(inf, grid) == 0.5
+    assert math.isnan(one_se_scale(np.full((2, 3), np.inf), grid))
+
+
+def _ols_r2(R, y, Xt, yt):
+    from sklearn.linear_model import LinearRegression
+
+    return _r2(yt, LinearRegression().fit(R.mean(axis=1), y).predict(Xt))
+
+
+def test_default_guard_turns_the_correction_down_only_where_ill_posed():
+    # ill-posed: n = 200, d = 20, 2 readings with noise-to-signal 2 (attenuation 1/2): the corrected moment
+    # matrix is indefinite (the full correction has no solution), the guard picks a partial correction that beats
+    # least squares on the means
+    R, y, Xt, yt = _cell(0, 2, 2.0)
+    with pytest.raises(NumericalError):
+        CorrectedLeastSquares(fit_intercept=True, cv_folds=None).fit(R, y)
+    est = CorrectedLeastSquares(fit_intercept=True).fit(R, y)
+    assert 0.0 < est.correction_scale_ < 0.9
+    assert _r2(yt, est.predict(Xt)) > _ols_r2(R, y, Xt, yt)
+    # well-posed: n = 2000, d = 3, same noise: the guard keeps the full correction, bit for bit
+    R, y, Xt, yt = _cell(0, 2, 2.0, n=2000, d=3)
+    est = CorrectedLeastSquares(fit_intercept=True).fit(R, y)
+    full = CorrectedLeastSquares(fit_intercept=True, cv_folds=None).fit(R, y)
+    assert est.correction_scale_ == 1.0 and np.array_equal(est.coef_, full.coef_)
+    assert _r2(yt, est.predict(Xt)) > _ols_r2(R, y, Xt, yt) + 0.2
+
+
+def test_default_guard_needs_2k_items_else_full_correction():
+    R = _same_readings([2.0, -2.0, 2.0, -1.0, 1.0, 0.5, -0.5, 1.5, -1.5])  # 9 items < 2 * 5
+    y = np.arange(9.0)
+    est = CorrectedLeastSquares(noise_cov=1.0).fit(R, y)
+    assert est.correction_scale_ == 1.0
+    assert est.coef_ == pytest.approx(corrected_least_squares(R, y, 1.0), rel=1e-12)
+
+
+def test_cv_with_fuller_cap_keeps_the_cap_as_a_candidate():
+    from nolo.batch.eiv import cv_correction_scale
+
+    R, y, _, _ = _cell(1, 8, 0.5, n=400, d=3)  # well posed: the rule keeps the largest candidate, the cap
+    g, risks = cv_correction_scale(R, y, "estimate", 5, g_max=0.987)
+    assert g == 0.987 and risks.shape == (21,)  # 0, 0.05, ..., 0.95 and the cap

@@ -77,3 +77,38 @@ def test_cv_folds_through_the_sklearn_estimator():
     np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-7)
     with pytest.raises(ValueError, match="cv_folds"):
         CorrectedLeastSquaresRegressor(cv_folds=0).fit(items, y)
+
+
+def _ill_posed(seed=0, n=200, d=20, m=2, r=2.0):
+    """The practice grid's generator with seeds 200+ (not the experiment's)."""
+    from nolo.experiments.practice.eiv import synthetic_cell
+
+    R, y, Xt, w = synthetic_cell(m, r, d, n, 200 + seed)
+    return R, y, Xt, Xt @ w
+
+
+def test_eiv_regressor_cv_folds_default_guard():
+    from sklearn.linear_model import LinearRegression
+    from sklearn.metrics import r2_score
+
+    R, y, Xt, yt = _ill_posed()
+    est = EIVRegressor(seed=0).fit(R, y)
+    assert est.cv_folds == 5 and est.learner_.cv_folds == 5
+    # fit's later passes replay the items: the scale chosen on the first pass is kept (frozen), not re-chosen on
+    # folds that hold every item twice
+    assert est.n_iter_ > 1 and est.learner_.cv_next_ > 10**18 and est.learner_.cv_scale_ < 0.9
+    assert not hasattr(est.learner_, "_fit_items")
+    ols = r2_score(yt, LinearRegression().fit(R.mean(axis=1), y).predict(Xt))
+    assert r2_score(yt, est.predict(Xt)) > ols - 0.01  # 0.762 against 0.757 (scale 0.6)
+    off = EIVRegressor(cv_folds=None, seed=0).fit(R, y)  # the full correction under max_correction: -0.75
+    assert off.learner_.cv_folds is None and r2_score(yt, off.predict(Xt)) < ols - 0.5
+    with pytest.raises(ValueError, match="cv_folds"):
+        EIVRegressor(cv_folds=1).fit(R, y)
+
+
+def test_eiv_regressor_one_pass_keeps_choosing_in_partial_fit():
+    R, y, _, _ = _ill_posed(n=400, d=5, r=1.0)
+    est = EIVRegressor(max_iter=1, seed=0).fit(R[:200], y[:200])
+    assert est.learner_.cv_next_ < 10**6  # one pass: nothing replayed, nothing frozen
+    est.partial_fit(R[200:], y[200:])
+    assert est.learner_.t_ == 400 and est.learner_.fold_count_.sum() == 400 and est.learner_.cv_next_ < 10**6

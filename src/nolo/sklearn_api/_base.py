@@ -34,9 +34,10 @@ class IllPosedCorrectionWarning(UserWarning):
     ``|M - lambda S| = 0`` is at most ``1 + 1/n``: the noise ``S`` removes all the signal along some direction),
     or the iterate ended on the ball ``||w|| = radius``.  Projected OGD on an indefinite quadratic runs to the
     ball's edge and its coefficients are set by ``radius``, not by the data -- R^2 far below least squares on the
-    mean readings.  Use :class:`nolo.sklearn_api.EIVRegressor` (whose safeguard keeps the solved matrix
-    positive definite) or ``CorrectedLeastSquaresRegressor(cv_folds=5)``; more items or readings per item
-    make the correction determined."""
+    mean readings.  Use :class:`nolo.sklearn_api.EIVRegressor` or ``CorrectedLeastSquaresRegressor`` (their
+    default ``cv_folds=5`` turns the correction down where cross-validation shows it ill-posed, and the online
+    safeguard keeps the solved matrix positive definite); more items or readings per item make the correction
+    determined."""
 
 
 def check_fitted(est, attr: str) -> None:

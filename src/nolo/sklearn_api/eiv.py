@@ -70,6 +70,13 @@ class EIVRegressor(LinearReadingsRegressor):
         :class:`nolo.learners.linear.BiasCompensatedRLS`): caps the correction scale at
         ``min(1 - alpha/t, lambda_hat - (1 + alpha)/t)``.  ``t`` counts the items played, so later passes of
         ``fit`` relax it as if there were ``t`` distinct items.
+    cv_folds : int >= 2 or None, default 5
+        The guard against an ill-posed correction (:class:`nolo.learners.linear.BiasCompensatedRLS`): the
+        correction scale capped by K-fold cross-validation of the corrected (clean-input) risk with the
+        one-standard-error rule, which keeps the full correction unless the folds clearly show it is worse (few
+        items, heavy noise, many features).  ``fit`` chooses it on the first pass and keeps it for the later passes
+        (a replayed item would sit in two folds); ``partial_fit`` after a one-pass ``fit`` keeps re-choosing it.
+        None: the full correction (under ``max_correction``).
     sweeps : int >= 1, default 3
         Fixed-point steps per item (the learner's default is 1; 3 makes one pass track the solution closely:
         on the issue-15 example with 2 readings of sd 1, 500 items, R^2 0.936 / 0.948 / 0.950 after one pass with
@@ -101,7 +108,7 @@ class EIVRegressor(LinearReadingsRegressor):
     """
 
     def __init__(self, noise="repeated", noise_cov=None, fit_intercept=True, alpha=1e-6, max_correction=0.9,
-                 sweeps=3, max_iter=10, tol=1e-3, shuffle=True, seed=None, fuller_alpha=None):
+                 sweeps=3, max_iter=10, tol=1e-3, shuffle=True, seed=None, fuller_alpha=None, cv_folds=5):
         self.noise = noise
         self.noise_cov = noise_cov
         self.fit_intercept = fit_intercept
@@ -113,6 +120,7 @@ class EIVRegressor(LinearReadingsRegressor):
         self.shuffle = shuffle
         self.seed = seed
         self.fuller_alpha = fuller_alpha
+        self.cv_folds = cv_folds
 
     @property
     def min_copies(self) -> int:
@@ -122,7 +130,7 @@ class EIVRegressor(LinearReadingsRegressor):
         return BiasCompensatedRLS(noise=self.noise, noise_cov=noise_cov if noise_cov is not None else self.noise_cov,
                                   fit_intercept=self.fit_intercept, alpha=self.alpha,
                                   max_correction=self.max_correction, sweeps=self.sweeps,
-                                  fuller_alpha=self.fuller_alpha)
+                                  fuller_alpha=self.fuller_alpha, cv_folds=self.cv_folds)
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -137,11 +145,18 @@ class EIVRegressor(LinearReadingsRegressor):
         S = None
         if self.noise == "known":
             S = scaler.noise_cov(check_noise_covariance(self.noise_cov, V.R.n_features))
-        return self._learner(S), None
+        learner = self._learner(S)
+        learner._fit_items = len(ys)  # fit's passes replay these items (see _play)
+        return learner, None
 
     def _play(self, learner, cov, V, ys, k, order) -> float:
+        if getattr(learner, "_fit_items", 0) and getattr(learner, "t_", 0) >= learner._fit_items:
+            learner.freeze_correction_scale()  # a later pass of fit: the folds would no longer be held out
         learner.learn_stream(V[order], ys[order])
         return 0.0
+
+    def _diagnose(self, V, k, scaler, learner) -> None:
+        learner.__dict__.pop("_fit_items", None)  # fit is over: partial_fit's items are new
 
     def _coef_std(self, learner):
         return learner.coef_, learner.intercept_
@@ -169,10 +184,12 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
     fuller_alpha : float >= 0 or None, default None
         Fuller's small-sample modification (1987, section 2.5.1; :class:`nolo.batch.CorrectedLeastSquares`):
         the corrected moment matrix is always positive definite, so the fit never fails on an ill-posed sample.
-    cv_folds : int >= 2 or None, default None
+    cv_folds : int >= 2 or None, default 5
         Pick the correction scale ``g`` of ``M - g S`` in ``0, 0.05, ..., 1`` by K-fold cross-validation of the
-        corrected (clean-input) risk (:class:`nolo.batch.CorrectedLeastSquares`): a partial correction on small,
-        noisy samples, where the full one has more variance than the bias it removes.
+        corrected (clean-input) risk with the one-standard-error rule (:class:`nolo.batch.CorrectedLeastSquares`):
+        the full correction unless the folds clearly show it ill-posed (small, noisy samples, where it has more
+        variance than the bias it removes; then a partial one).  Fewer than ``2 K`` items, or None: the full
+        correction.
 
     Examples
     --------
@@ -189,7 +206,7 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
 
     max_iter, tol, shuffle, seed = 1, 0.0, False, None
 
-    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=True, fuller_alpha=None, cv_folds=None):
+    def __init__(self, noise_cov="estimate", radius=None, fit_intercept=True, fuller_alpha=None, cv_folds=5):
         self.noise_cov = noise_cov
         self.radius = radius
         self.fit_intercept = fit_intercept

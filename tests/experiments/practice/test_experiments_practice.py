@@ -59,7 +59,8 @@ def test_claim_figures_on_a_hand_made_table():
         for att, m, nsr in ((0.5, 2, 2.0), (0.9, 8, 0.8)):
             vals = {"ols_mean": 0.75 if att < 0.8 else 0.98, "ols_one": 0.5, "corrected_ls": 0.99,
                     "bcrls_1pass": 0.985, "bcrls_converged": 0.99, "two_copy_ogd": 0.9 if scale == 1 else 0.05,
-                    "known_cov_ogd": 0.9, "corrected_ls_fuller5": 0.97, "bcrls_1pass_fuller5": 0.7}
+                    "known_cov_ogd": 0.9, "corrected_ls_fuller5": 0.97, "bcrls_1pass_fuller5": 0.7,
+                    "corrected_ls_full": 0.995, "bcrls_1pass_full": 0.6 if att < 0.8 else 0.99}
             for est, r2 in vals.items():
                 rows.append({"dataset": "synthetic", "m": m, "nsr": nsr, "d": 3, "n": 2000, "scale": scale,
                              "attenuation": att, "estimator": est, "r2": r2, "coef_error": 0.1, "seed": 0})
@@ -72,6 +73,12 @@ def test_claim_figures_on_a_hand_made_table():
     assert figs["scale_change_r2_corrected_ls"] == 0.0
     assert figs["bcrls_1pass_fuller5_worst_loss_to_ols_mean"] == pytest.approx(0.28)
     assert figs["corrected_ls_fuller5_worst_loss_to_ols_mean"] == pytest.approx(0.01)
+    assert figs["bcrls_1pass_full_worst_loss_to_ols_mean"] == pytest.approx(0.15)
+    assert figs["bcrls_1pass_worst_loss_to_full_correction"] == pytest.approx(0.005)  # 0.99 - 0.985
+    assert figs["corrected_ls_worst_loss_to_full_correction"] == pytest.approx(0.005)
+    # gain 0.235 of the 0.25 OLS on the mean leaves: a share of 0.94
+    assert figs["bcrls_1pass_min_share_of_gap_closed_where_attenuated_n2000"] == pytest.approx(0.94)
+    assert figs["bcrls_1pass_min_share_of_gap_closed_where_attenuated"] == pytest.approx(0.94)
     assert figs["cells_attenuated"] == 1.0 and math.isfinite(figs["max_possible_gain_at_largest_attenuated_lambda"])
 
 
@@ -86,6 +93,9 @@ def test_experiment_runs_end_to_end_on_a_tiny_grid(tmp_path, monkeypatch):
     status = {c.figure: s for c, s in res.statuses(quick=True)}
     assert status["bcrls_1pass_max_gap_to_cls_n2000"] == "holds"
     assert status["bcrls_1pass_min_gain_where_attenuated"] == "holds"  # attenuation 1/2: room for the gain
+    assert status["bcrls_1pass_min_share_of_gap_closed_where_attenuated_n2000"] == "holds"
+    assert status["bcrls_1pass_worst_loss_to_ols_mean"] == "holds"
+    assert res.figures["corrected_ls_failed_fits"].value == 0.0
     assert status["scale_change_r2_max_nolo"] == "holds"  # scale-free sklearn_api defaults (issue 15 item 3, h-skl)
     assert all(c.why for c, s in res.statuses(quick=True) if s == "fails")
     assert {p.name for p in ctx.plots} == {"r2_vs_noise.png", "diabetes_r2_vs_noise.png"}

@@ -70,15 +70,19 @@ def _score_all(R, y, noise_var, seed, X_test, y_test, w_ref, scale, base: dict) 
     return rows
 
 
-def grid_cell(m: int, nsr: float, d: int, n: int, scales: list, seed: int) -> pd.DataFrame:
-    """One synthetic cell: the same draws fitted at every target scale by every estimator."""
+def synthetic_cell(m: int, nsr: float, d: int, n: int, seed: int):
+    """The grid's draws (module docstring): ``(readings (n, m, d), y (n,), X_test (N_TEST, d), w* (d,))``."""
     rng = np.random.default_rng([seed, m, int(round(nsr * 1000)), d, n])
     w = rng.normal(size=d) / math.sqrt(d)
     X = rng.normal(size=(n, d))
-    f = X @ w
-    y = f + math.sqrt(TARGET_NOISE * float(w @ w)) * rng.normal(size=n)
+    y = X @ w + math.sqrt(TARGET_NOISE * float(w @ w)) * rng.normal(size=n)
     R = X[:, None, :] + math.sqrt(nsr) * rng.normal(size=(n, m, d))
-    X_test = rng.normal(size=(N_TEST, d))
+    return R, y, rng.normal(size=(N_TEST, d)), w
+
+
+def grid_cell(m: int, nsr: float, d: int, n: int, scales: list, seed: int) -> pd.DataFrame:
+    """One synthetic cell: the same draws fitted at every target scale by every estimator."""
+    R, y, X_test, w = synthetic_cell(m, nsr, d, n, seed)
     base = {"dataset": "synthetic", "m": m, "nsr": nsr, "d": d, "n": n, "seed": seed,
             "attenuation": attenuation(m, nsr)}
     rows = []
@@ -126,18 +130,24 @@ def claim_figures(mean: pd.DataFrame) -> dict:
         figs[f"{name}_max_gap_to_cls_n{CLAIM_N}"] = float(gap.max()) if len(gap) else math.nan
     loss = syn["ols_mean"] - syn["bcrls_1pass"]
     figs["bcrls_1pass_worst_loss_to_ols_mean"] = float(loss.max())
-    for name in ("corrected_ls", "corrected_ls_fuller5", "corrected_ls_cv5", "bcrls_1pass_fuller5", "bcrls_1pass_cv5"):
-        if name in syn:  # Fuller's small-sample modification beside the defaults (same cells; NaN fits skipped)
+    for name in ("corrected_ls", "corrected_ls_full", "corrected_ls_fuller5", "bcrls_1pass_full", "bcrls_1pass_fuller5"):
+        if name in syn:  # without the guard and with Fuller's modification alone (same cells; NaN fits skipped)
             figs[f"{name}_worst_loss_to_ols_mean"] = float((syn["ols_mean"] - syn[name]).max())
     figs[f"bcrls_1pass_worst_loss_to_ols_mean_n{CLAIM_N}"] = float(loss[syn["n"] == CLAIM_N].max())
-    if "bcrls_1pass_cv5" in syn:
-        figs["bcrls_1pass_cv5_max_gap_to_corrected_ls_cv5_n2000"] = float(
-            (big["bcrls_1pass_cv5"] - big["corrected_ls_cv5"]).abs().max()) if len(big) else math.nan
+    for guarded, full in (("bcrls_1pass", "bcrls_1pass_full"), ("corrected_ls", "corrected_ls_full")):
+        if full in syn:  # the guard's price: where the full correction is the better one, by how much
+            figs[f"{guarded}_worst_loss_to_full_correction"] = float((syn[full] - syn[guarded]).max())
     att = syn[syn["attenuation"] < 0.8]
     gain = att["bcrls_1pass"] - att["ols_mean"]
     figs["bcrls_1pass_min_gain_where_attenuated"] = float(gain.min()) if len(gain) else math.nan
     big_gain = gain[att["n"] == CLAIM_N]
     figs[f"bcrls_1pass_min_gain_where_attenuated_n{CLAIM_N}"] = float(big_gain.min()) if len(big_gain) else math.nan
+    # the share of OLS on the mean's shortfall from a perfect fit (R^2 = 1) that the correction recovers
+    share = gain / (1.0 - att["ols_mean"])
+    figs["bcrls_1pass_min_share_of_gap_closed_where_attenuated"] = float(share.min()) if len(share) else math.nan
+    big_share = share[att["n"] == CLAIM_N]
+    figs[f"bcrls_1pass_min_share_of_gap_closed_where_attenuated_n{CLAIM_N}"] = (
+        float(big_share.min()) if len(big_share) else math.nan)
     # the most any estimator can gain there: OLS on the mean keeps R^2 ~ 1 - (1 - lambda)^2
     figs["max_possible_gain_at_largest_attenuated_lambda"] = (
         float((1 - att["attenuation"].max()) ** 2) if len(att) else math.nan
@@ -207,29 +217,32 @@ def eiv(ctx) -> ExperimentResult:
     _plot(ctx, mean, "diabetes", None, None, "diabetes_r2_vs_noise",
           "diabetes (simulated replicates): clean-test R^2 vs noise-to-signal")
     figs = claim_figures(mean)
-    figs["corrected_ls_failed_fits"] = float(df[df["estimator"] == "corrected_ls"]["r2"].isna().sum())
+    for name in ("corrected_ls", "corrected_ls_full"):
+        figs[f"{name}_failed_fits"] = float(df[df["estimator"] == name]["r2"].isna().sum())
     dia = _wide(mean[mean["dataset"] == "diabetes"])
-    figs["diabetes_bcrls_1pass_minus_ols_mean_min"] = float((dia["bcrls_1pass"] - dia["ols_mean"]).min())
-    figs["diabetes_bcrls_1pass_minus_ols_mean_max"] = float((dia["bcrls_1pass"] - dia["ols_mean"]).max())
+    for name in ("bcrls_1pass", "bcrls_1pass_full", "corrected_ls"):
+        figs[f"diabetes_{name}_minus_ols_mean_min"] = float((dia[name] - dia["ols_mean"]).min())
+        figs[f"diabetes_{name}_minus_ols_mean_max"] = float((dia[name] - dia["ols_mean"]).max())
     claims = [
         Claim(f"BiasCompensatedRLS after one pass is within 0.01 R^2 of CorrectedLeastSquares at n = {CLAIM_N}",
               f"bcrls_1pass_max_gap_to_cls_n{CLAIM_N}", "<=", 0.01,
               why="the one-pass fixed point lags the batch solve -- docs/practice.md#claims"),
         Claim("BiasCompensatedRLS (one pass) is never worse than OLS on the mean of readings by more than 0.01 R^2",
               "bcrls_1pass_worst_loss_to_ols_mean", "<=", 0.01,
-              why="at n = 200, d = 20 with attenuation <= 0.8 the full correction's variance exceeds the bias it "
-                  "removes (near-singular corrected Gram; CorrectedLeastSquares is as poor or singular there); "
-                  "Fuller's modification (fuller_alpha=5) leaves 3 of the 4 cells failing, the cross-validated "
-                  "correction scale (cv_folds=5, not the default) holds -- docs/practice.md#claims"),
+              why="the default guard (cv_folds=5, one-standard-error rule) kept too much of the correction in an "
+                  "ill-posed cell: the choice of scale is itself noisy on small samples (n = 200, d = 20) -- "
+                  "docs/practice.md#claims"),
         Claim("BiasCompensatedRLS (one pass) beats OLS on the mean by >= 0.1 R^2 wherever the attenuation factor < 0.8",
               "bcrls_1pass_min_gain_where_attenuated", ">=", 0.1,
-              why="n = 200, d = 20: near-singular corrected Gram (loses to OLS on the mean); at lambda = 2/3 OLS on "
-                  "the mean keeps R^2 ~ 1 - (1 - lambda)^2 = 0.89, at most 0.11 to gain -- docs/practice.md#claims"),
-        Claim("with cv_folds=5 (the correction scale cross-validated on the corrected risk), BiasCompensatedRLS "
-              "(one pass) is never worse than OLS on the mean of readings by more than 0.01 R^2",
-              "bcrls_1pass_cv5_worst_loss_to_ols_mean", "<=", 0.01,
-              why="the cross-validated scale is a noisy choice on small samples (a partial correction where the "
-                  "full one would win) -- docs/practice.md#claims"),
+              why="at lambda = 2/3 OLS on the mean keeps R^2 ~ 1 - (1 - lambda)^2 = 0.89: at most 0.11 to gain, "
+                  "less the estimator's own error; at n = 200, d = 20 the sample does not determine the full "
+                  "correction (the guard turns it down: gains 0-0.06) -- docs/practice.md#claims"),
+        Claim(f"BiasCompensatedRLS (one pass) closes at least half of OLS on the mean's gap to a perfect fit "
+              f"(R^2 = 1) wherever the attenuation factor < 0.8, at n = {CLAIM_N} (the issue's 0.1 restated as a "
+              "share of the attainable gain; fixed before the run)",
+              f"bcrls_1pass_min_share_of_gap_closed_where_attenuated_n{CLAIM_N}", ">=", 0.5,
+              why="the one-pass estimate or the guard leaves more than half of the attenuation loss -- "
+                  "docs/practice.md#claims"),
         Claim("target scale (1 vs 100) changes no nolo estimator's clean-input R^2 by more than 0.005",
               "scale_change_r2_max_nolo", "<=", 0.005,
               why="an estimator's fit depends on the target's scale (the sklearn_api estimators standardise the "

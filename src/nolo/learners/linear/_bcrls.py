@@ -86,6 +86,7 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
     v1 = np.empty(p)
     v2 = np.empty(p)
     dv = np.empty(d)
+    Ci = np.empty((d, d)) if folds > 0 and mode == 1 else np.empty((0, 0))
     for i in range(n):
         o0 = offsets[i]
         k = offsets[i + 1] - o0
@@ -106,18 +107,22 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
         f_i = (t0 + i) % folds if folds > 0 else -1
         if f_i >= 0:
             Fn[f_i] += 1.0
+            yi = y[i]
             for r in range(p):
-                Fb[f_i, r] += y[i] * xbar[r]
+                xr = xbar[r]
+                Fb[f_i, r] += yi * xr
                 for c in range(p):
-                    FG[f_i, r, c] += xbar[r] * xbar[c]
-        # C += the item's noise correction (PSD)
+                    FG[f_i, r, c] += xr * xbar[c]
+        # C += the item's noise correction (PSD); with folds, its fold's FC too (separate branch-free loops)
         if mode == 0:
             for a in range(d):
                 for c in range(d):
                     C[a, c] += Sigma[a, c] * inv_k
-                    if f_i >= 0:
+            if f_i >= 0:
+                for a in range(d):
+                    for c in range(d):
                         FC[f_i, a, c] += Sigma[a, c] * inv_k
-        else:
+        elif f_i < 0:
             sq = math.sqrt(1.0 / (k * (k - 1.0)))
             for a in range(k):
                 for j in range(d):
@@ -126,8 +131,26 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
                     f = dv[r]
                     for c in range(d):
                         C[r, c] += f * dv[c]
-                        if f_i >= 0:
-                            FC[f_i, r, c] += f * dv[c]
+        else:
+            # the item's correction once (k d^2, rows contiguous), then added to C and to FC[f_i] (2 d^2): Ci is
+            # bitwise symmetric (dv[r] * dv[c] == dv[c] * dv[r]), so C and FC stay so
+            sq = math.sqrt(1.0 / (k * (k - 1.0)))
+            for r in range(d):
+                for c in range(d):
+                    Ci[r, c] = 0.0
+            for a in range(k):
+                for j in range(d):
+                    dv[j] = (R[o0 + a, j] - xbar[j]) * sq
+                for r in range(d):
+                    f = dv[r]
+                    for c in range(d):
+                        Ci[r, c] += f * dv[c]
+            for r in range(d):
+                for c in range(d):
+                    C[r, c] += Ci[r, c]
+            for r in range(d):
+                for c in range(d):
+                    FC[f_i, r, c] += Ci[r, c]
         yi = y[i]
         for j in range(p):
             b[j] += yi * xbar[j]
