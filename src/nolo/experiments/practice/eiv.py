@@ -42,6 +42,7 @@ FULL_GRID = {"m": [2, 4, 8], "nsr": [0.1, 0.5, 1.0, 2.0], "d": [3, 20], "n": [20
 QUICK_GRID = {"m": [2, 8], "nsr": [0.5, 2.0], "d": [3, 20], "n": [2000], "scale": [1.0, 100.0]}
 REAL_GRID = {"m": [2, 4, 8], "nsr": [0.5, 1.0, 2.0]}
 QUICK_REAL_GRID = {"m": [2, 8], "nsr": [0.5, 2.0]}
+DIABETES_SEED_STRIDE = 1_000  # paper scale: seeds s, s + 1000, s + 2000, s + 3000 for each of ctx.seeds
 
 
 def attenuation(m: int, nsr: float) -> float:
@@ -107,6 +108,17 @@ def diabetes_cell(m: int, nsr: float, seed: int) -> pd.DataFrame:
     base = {"dataset": "diabetes", "m": m, "nsr": nsr, "d": X.shape[1], "n": tr.shape[0], "seed": seed,
             "attenuation": attenuation(m, nsr)}
     return pd.DataFrame(_score_all(R, y[tr], nsr, seed, X[te], y[te], w_clean, 1.0, base))
+
+
+def _paired_worst(df: pd.DataFrame, est: str, base: str, name: str) -> dict:
+    """The cell where ``est`` loses most to ``base`` (mean over seeds of the paired R^2 difference), that
+    difference's standard error over the seeds, and the cell's (m, nsr)."""
+    w = df.pivot_table(index=["m", "nsr", "seed"], columns="estimator", values="r2")
+    diff = (w[base] - w[est]).groupby(level=["m", "nsr"])
+    mean, se = diff.mean(), diff.sem()
+    worst = mean.idxmax()
+    return {f"{name}_worst_loss_to_{base}": float(mean[worst]), f"{name}_worst_loss_se": float(se[worst]),
+            f"{name}_worst_loss_m": float(worst[0]), f"{name}_worst_loss_nsr": float(worst[1])}
 
 
 def _summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -207,7 +219,10 @@ def eiv(ctx) -> ExperimentResult:
     tasks = [{"m": m, "nsr": r, "d": d, "n": n, "scales": grid["scale"], "seed": s}
              for s in ctx.seeds for m in grid["m"] for r in grid["nsr"] for d in grid["d"] for n in grid["n"]]
     frames = ctx.map(grid_cell, tasks, name="practice-eiv-grid")
-    rtasks = [{"m": m, "nsr": r, "seed": s} for s in ctx.seeds for m in real["m"] for r in real["nsr"]]
+    # diabetes: one 442-patient draw per seed, so its cells scatter more than the grid's; at paper scale four draws
+    # per seed (20 for the default 5), fixed before the run, so that its claim is decided on a paired SE of ~0.005
+    rseeds = ctx.scale(ctx.seeds, [s + DIABETES_SEED_STRIDE * k for k in range(4) for s in ctx.seeds])
+    rtasks = [{"m": m, "nsr": r, "seed": s} for s in rseeds for m in real["m"] for r in real["nsr"]]
     frames += ctx.map(diabetes_cell, rtasks, name="practice-eiv-diabetes")
     df = pd.concat(frames, ignore_index=True)
     mean = _summary(df)
@@ -223,6 +238,7 @@ def eiv(ctx) -> ExperimentResult:
     for name in ("bcrls_1pass", "bcrls_1pass_full", "corrected_ls"):
         figs[f"diabetes_{name}_minus_ols_mean_min"] = float((dia[name] - dia["ols_mean"]).min())
         figs[f"diabetes_{name}_minus_ols_mean_max"] = float((dia[name] - dia["ols_mean"]).max())
+    figs.update(_paired_worst(df[df["dataset"] == "diabetes"], "bcrls_1pass", "ols_mean", "diabetes_bcrls_1pass"))
     claims = [
         Claim(f"BiasCompensatedRLS after one pass is within 0.01 R^2 of CorrectedLeastSquares at n = {CLAIM_N}",
               f"bcrls_1pass_max_gap_to_cls_n{CLAIM_N}", "<=", 0.01,
@@ -243,6 +259,12 @@ def eiv(ctx) -> ExperimentResult:
               f"bcrls_1pass_min_share_of_gap_closed_where_attenuated_n{CLAIM_N}", ">=", 0.5,
               why="the one-pass estimate or the guard leaves more than half of the attenuation loss -- "
                   "docs/practice.md#claims"),
+        Claim("on diabetes (simulated replicates on a real regression design) BiasCompensatedRLS (one pass) is "
+              "never worse than OLS on the mean of readings by more than 0.01 R^2 (4 draws per seed)",
+              "diabetes_bcrls_1pass_worst_loss_to_ols_mean", "<=", 0.01, decidable_at="paper",
+              why="309 training patients with correlated features: the cross-validated correction scale (5 folds of "
+                  "~62 items) is itself noisy, and where the correction gains little a noisy scale costs a little "
+                  "(see diabetes_bcrls_1pass_worst_loss_se) -- docs/practice.md#diabetes"),
         Claim("target scale (1 vs 100) changes no nolo estimator's clean-input R^2 by more than 0.005",
               "scale_change_r2_max_nolo", "<=", 0.005,
               why="an estimator's fit depends on the target's scale (the sklearn_api estimators standardise the "
