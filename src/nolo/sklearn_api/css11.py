@@ -152,9 +152,9 @@ class _CSS11Regressor(LinearReadingsRegressor):
             warnings.warn(
                 f"{type(self).__name__}: ill-posed errors-in-variables fit -- {'; and '.join(causes)}. Projected OGD "
                 "on this problem is set by the constraint, not the data (R^2 can fall far below least squares on the "
-                "mean readings). Use nolo.sklearn_api.EIVRegressor (a positive-definite safeguard) or "
-                "CorrectedLeastSquaresRegressor(cv_folds=5) (the correction scaled by cross-validated corrected risk), or give "
-                "more items or readings per item.",
+                "mean readings). Use nolo.sklearn_api.EIVRegressor or CorrectedLeastSquaresRegressor (by default they "
+                "scale the correction down where 5-fold cross-validation shows it ill-posed), or give more items or "
+                "readings per item.",
                 IllPosedCorrectionWarning, stacklevel=4)
 
 
