@@ -52,8 +52,8 @@ def test_extra_seed_runs_replay_the_first_rounds_of_a_full_run():
     assert full.t.max() == 3_000 > stop
 
 
-#: the claims that fail at quick scale, each with its why (docs/squarecb.md#synsep-seeds): all at 10^4 rounds, decided on
-#: the mean of 5 seeds -- (kind, cell), kind "am" (<= every AM learner) or "vw" (<= 0.7 x VW squarecb)
+#: the claims that fail at quick scale, each with its why (docs/squarecb.md#synsep-seeds): all at 10^4 rounds, decided
+#: on the mean of 5 seeds -- (kind, cell), kind "am" (<= every AM learner) or "vw" (<= 0.7 x VW squarecb)
 EXPECTED_FAILURES = {("am", "synsep/0,0/10000"),  # FastCB 0.0164 vs BPA 0.0151 (+- 0.0016)
                      ("vw", "synsep/0.15,0.15/10000"),  # 0.74x (+- 0.15)
                      ("vw", "synsep/0.4,0.4/10000"),  # 0.86x (+- 0.06)
@@ -85,7 +85,8 @@ def test_quick_claims_hold_but_the_expected_ten_thousand_round_cells(quick_vs_pe
         expected = {k for k in EXPECTED_FAILURES if k[0] != "vw"}
     else:
         expected = EXPECTED_FAILURES
-    assert failed == expected, f"unexpected failures {sorted(failed - expected)}, unexpected holds {sorted(expected - failed)}"
+    assert failed == expected, (f"unexpected failures {sorted(failed - expected)}, "
+                                f"unexpected holds {sorted(expected - failed)}")
     assert all(c["why"].strip() for c in claims if c["status"] == "fails")
     n_cells = 3 * 6 * 2  # digits, SynSep, Iris x AM's six settings x horizons 10^4, 10^5
     vs_am = [c for c in claims if "every AM learner" in c["statement"]]

@@ -128,7 +128,8 @@ def test_save_load_resume_is_uninterrupted(tmp_path, digits, oracle):
 @pytest.mark.parametrize("kw, name", [
     (dict(loss_floor=0.0), "loss_floor"), (dict(loss_floor=1.5), "loss_floor"), (dict(loss_floor=np.nan), "loss_floor"),
     (dict(loss_scale="raw"), "loss_scale"), (dict(confidence=-1.0), "confidence"), (dict(correction="both"), "correction"),
-    (dict(n_classes=1), "n_classes"), (dict(prior_reward=1.5), "prior_reward"), (dict(prior_reward=-0.1), "prior_reward"),
+    (dict(n_classes=1), "n_classes"),
+    (dict(prior_reward=1.5), "prior_reward"), (dict(prior_reward=-0.1), "prior_reward"),
 ])
 def test_bad_parameters_are_named(kw, name):
     m = FastCB(**{"n_classes": 3, **kw})
@@ -189,9 +190,9 @@ def test_prior_reward_is_the_oracles_initial_prediction_and_the_ridge_prior_mean
 
 
 def test_prior_reward_finds_each_label_sooner_on_sparse_data():
-    """Optimism on a SynSep draw we may tune on (data seed 7, not the experiments' 2008), noise-free, OGD oracle: a label
-    not yet played looks right, so each class's label is found by elimination -- fewer mistakes in the first 2,000
-    rounds (3 seeds: 0.0901 vs 0.0215 at 10^4 rounds in docs/squarecb.md#synsep; here the mean over seeds 0-2)."""
+    """Optimism on a SynSep draw we may tune on (data seed 7, not the experiments' 2008), noise-free, OGD oracle: a
+    label not yet played looks right, so each class's label is found by elimination -- fewer mistakes in the first
+    2,000 rounds (at 10^4 rounds: 0.0090 vs 0.0215, docs/squarecb.md#synsep; here the mean over seeds 0-2)."""
     from nolo.datasets import load_dataset
 
     X, y = load_dataset("synsep", n_samples=5_000, seed=7, normalize="unit")

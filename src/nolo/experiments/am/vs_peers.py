@@ -14,8 +14,9 @@ Every learner is fed the flipped bit.  Learners:
   estimated online ("gap-est"), and the O(d) OGD oracle ("ogd"); on d > ``RIDGE_MAX_D`` the ridge
   variants use the OGD oracle (the ridge state is K (d+1)^2 and memory-bound there, docs/squarecb.md);
 * FastCB (Foster & Krishnamurthy 2021), :class:`nolo.learners.bandit.FastCB`: the default (ridge oracle, correction
-  "target", true rates), "ogd", and "optimistic" (``prior_reward=1``, for the record).  The claims compare nolo's best of the fixed-configuration flip-aware learners
-  with the true rates (``BEST_OF``, named in each claim); SquareCB's and FastCB's defaults get figures of their own;
+  "target", true rates), "ogd", and "optimistic" (``prior_reward=1``, for the record).  The claims compare nolo's
+  best of the fixed-configuration flip-aware learners with the true rates (``BEST_OF``, named in each claim);
+  SquareCB's and FastCB's defaults get figures of their own;
 * Vowpal Wabbit 9 (optional): ``--cb_explore_adf --squarecb -q sa`` and ``--cb_explore_adf --epsilon 0.05
   -q sa`` fed 1 - flipped bit as the cost, and ``--cbify K`` noise-free; driven from Python (~1-3k
   rounds/s here), so its runs are capped (``vw_rounds``) and cached.
@@ -71,8 +72,9 @@ WHY = {"synsep": ("SynSep at 10^4 rounds (mean of 5 seeds): the first ~1,000 rou
                   "FastCB beats VW squarecb in every cell but by less than 30 % under (0.15, 0.15) (0.74x +- 0.15) "
                   "and (0.4, 0.4) (0.86x +- 0.06), and ties BPA noise-free (0.0164 vs 0.0151 +- 0.0016) -- "
                   "docs/squarecb.md#synsep-seeds"),
-       "digits": ("digits at 10^4 rounds under (0.4, 0.4), kappa = 0.2 (mean of 5 seeds): FastCB errs 0.74x (+- 0.06) as "
-                  "often as VW squarecb, ahead but short of 0.7x (seed 0 alone: 0.57x) -- docs/squarecb.md#synsep-seeds"),
+       "digits": ("digits at 10^4 rounds under (0.4, 0.4), kappa = 0.2 (mean of 5 seeds): FastCB errs 0.74x (+- 0.06) "
+                  "as often as VW squarecb, ahead but short of 0.7x (seed 0 alone: 0.57x) -- "
+                  "docs/squarecb.md#synsep-seeds"),
        "mnist": ("MNIST (d = 784): nolo plays its O(d) OGD oracle there, the same normalised adaptive learner as VW's, so "
                  "only the exploration differs: FastCB errs 0.72-0.93x as often as VW squarecb (paper scale, 10^4 "
                  "and 10^5 rounds), ahead in every cell but short of 0.7x -- docs/squarecb.md#paper-scale"),
