@@ -60,6 +60,23 @@ EXPECTED_FAILURES = {("am", "synsep/0,0/10000"),  # FastCB 0.0164 vs BPA 0.0151 
                      ("vw", "digits/0.4,0.4/10000")}  # 0.74x (+- 0.06)
 
 
+def _within_one_se(claim, figures) -> bool:
+    name = claim["figure"]
+    kind = name.split("/")[0]
+    se = figures.get(name.replace(kind, kind + "_se", 1), {}).get("value")
+    value = figures[name]["value"]
+    return se is not None and np.isfinite(se) and abs(value - claim["threshold"]) <= se
+
+
+def test_within_one_se_by_hand():
+    figs = {"best_over_vw_squarecb/a/10000": {"value": 0.74}, "best_over_vw_squarecb_se/a/10000": {"value": 0.05},
+            "best_over_vw_squarecb/b/10000": {"value": 0.80}, "best_over_vw_squarecb_se/b/10000": {"value": 0.05},
+            "best_minus_best_am/c/100000": {"value": 0.001}}
+    assert _within_one_se({"figure": "best_over_vw_squarecb/a/10000", "threshold": 0.7}, figs)
+    assert not _within_one_se({"figure": "best_over_vw_squarecb/b/10000", "threshold": 0.7}, figs)
+    assert not _within_one_se({"figure": "best_minus_best_am/c/100000", "threshold": 0.0}, figs)  # no SE: exact
+
+
 def _kind_cell(claim) -> tuple[str, str]:
     cell = claim["statement"].split(":")[0]
     return ("vw" if "VW" in claim["statement"] else "am" if "every AM learner" in claim["statement"] else "rates"), cell
@@ -73,20 +90,24 @@ def quick_vs_peers(tmp_path_factory):
     reproduce("am", quick=True, out=out, only=["vs-peers"], jobs=2, show_progress=False)
     summary = json.loads((out / "summary.json").read_text())
     (exp,) = summary["experiments"]
-    return exp["claims"]
+    return exp["claims"], exp["figures"]
 
 
 @pytest.mark.timeout(1800)  # the fixture's run: ~3 min idle, several times that on a loaded machine
 def test_quick_claims_hold_but_the_expected_ten_thousand_round_cells(quick_vs_peers):
-    claims = quick_vs_peers
+    claims, figures = quick_vs_peers
     assert all(c["status"] in ("holds", "fails") for c in claims)  # every claim decided at quick scale
     failed = {_kind_cell(c) for c in claims if c["status"] == "fails"}
     if not V.available():
         expected = {k for k in EXPECTED_FAILURES if k[0] != "vw"}
     else:
         expected = EXPECTED_FAILURES
-    assert failed == expected, (f"unexpected failures {sorted(failed - expected)}, "
-                                f"unexpected holds {sorted(expected - failed)}")
+    # a verdict other than the expected one is accepted only for a 5-seed cell whose mean lies within one paired
+    # standard error of the bar (another CPU's BLAS may round differently and move such a cell across it)
+    flipped = [c for c in claims if (_kind_cell(c) in failed) != (_kind_cell(c) in expected)]
+    unexplained = [_kind_cell(c) for c in flipped if not _within_one_se(c, figures)]
+    assert not unexplained, (f"unexpected failures {sorted(set(unexplained) & failed)}, "
+                             f"unexpected holds {sorted(set(unexplained) - failed)}")
     assert all(c["why"].strip() for c in claims if c["status"] == "fails")
     n_cells = 3 * 6 * 2  # digits, SynSep, Iris x AM's six settings x horizons 10^4, 10^5
     vs_am = [c for c in claims if "every AM learner" in c["statement"]]
