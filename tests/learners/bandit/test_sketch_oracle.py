@@ -71,6 +71,7 @@ def test_equals_ridge_until_the_first_shrink(robust):
         L = int(o.sketch_rows[k])
         S, M = o.sketch[k, :L], o.sketch_inv[k, :L, :L]
         np.testing.assert_allclose(M, np.linalg.inv(lam * np.eye(L) + S @ S.T), atol=1e-12)
+        np.testing.assert_allclose(o.sketch_gram[k, :L, :L], S @ S.T, atol=1e-12)
         Ainv = (np.eye(d + 1) - S.T @ M @ S) / lam
         np.testing.assert_allclose(Ainv, ro.P[k], atol=1e-12)
 
@@ -95,6 +96,13 @@ def test_shrink_by_hand(robust):
     a_new = alpha + (sig2[1] / 2 if robust else 0.0)
     assert o.sketch_alpha[0] == pytest.approx(a_new)
     assert o.sketch_inv[0, 0, 0] == pytest.approx(1 / (a_new + sig2[0] - sig2[1]))
+    assert o.sketch_gram[0, 0, 0] == pytest.approx(sig2[0] - sig2[1]) and np.count_nonzero(o.sketch_gram[0]) == 1
+    # the next update appends z with the Gram kept: it equals S S^T of the rows again
+    idx, val, lo, hi = _rows(g.normal(size=d))
+    assert fdson_update(o, Wt, idx, val, lo, hi, 0, 0.0, 1.0)
+    S = o.sketch[0, :2]
+    np.testing.assert_allclose(o.sketch_gram[0, :2, :2], S @ S.T, atol=1e-10)
+    np.testing.assert_allclose(o.sketch_inv[0, :2, :2], np.linalg.inv(a_new * np.eye(2) + S @ S.T), atol=1e-12)
 
 
 def test_frequent_directions_error_bound():
@@ -114,10 +122,10 @@ def test_frequent_directions_error_bound():
 
 def test_nonfinite_update_writes_nothing():
     o, Wt = fdson_oracle(2, 2, 1.0, 2), np.zeros((3, 2))
-    before = [a.copy() for a in o[:4]]
+    before = [a.copy() for a in o[:5]]
     assert not fdson_update(o, Wt, np.array([0]), np.array([1.0]), 0, 1, 0, 0.0, np.inf)
     assert not fdson_update(o, Wt, np.array([0]), np.array([1.0]), 0, 1, 0, np.nan, 1.0)
-    assert all(np.array_equal(a, b) for a, b in zip(o[:4], before)) and not Wt.any()
+    assert all(np.array_equal(a, b) for a, b in zip(o[:5], before)) and not Wt.any()
 
 
 def test_learns_a_linear_function_on_a_low_rank_input():
@@ -139,9 +147,9 @@ def test_learns_a_linear_function_on_a_low_rank_input():
 
 
 def test_memory_is_stated():
-    assert fdson_bytes(10, 784, 20) == 10 * (40 * 785 + 1600 + 2) * 8
+    assert fdson_bytes(10, 784, 20) == 10 * (40 * 785 + 3200 + 2) * 8
     o = fdson_oracle(10, 784, 1.0, 20)
-    assert sum(a.nbytes for a in o[:4]) == fdson_bytes(10, 784, 20)
+    assert sum(a.nbytes for a in o[:5]) == fdson_bytes(10, 784, 20)
 
 
 # -- the learners with oracle="fdson" -----------------------------------------------------------------

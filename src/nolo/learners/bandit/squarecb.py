@@ -198,7 +198,7 @@ class SquareCBState(NamedTuple):
 # ---------------------------------------------------------------------------------------------
 
 _ORACLE_STATE = {"ridge": ("P_",), "ogd": ("G_", "S_", "N_", "n_"),
-                 "fdson": ("sketch_", "sketch_inv_", "sketch_rows_", "sketch_alpha_")}
+                 "fdson": ("sketch_", "sketch_inv_", "sketch_gram_", "sketch_rows_", "sketch_alpha_")}
 
 
 class SquareCB(OneBitBanditLearner):
@@ -247,7 +247,7 @@ class SquareCB(OneBitBanditLearner):
     Frequent Directions sketch of ``2 sketch_size`` rows (Luo, Agarwal, Cesa-Bianchi & Langford, NeurIPS 2016,
     Algorithms 1-2; :mod:`nolo.learners.bandit.sketch_oracle`): exactly the ridge oracle until a class has had
     2 ``sketch_size`` updates, then its Newton matrix restricted to the sketch's top directions; O(m d) per round
-    amortised, memory K (2m (d + 1) + 4m^2) float64 (2.5 MB for MNIST-784, K = 10, m = 20).
+    amortised, memory K (2m (d + 1) + 8m^2) float64 (2.6 MB for MNIST-784, K = 10, m = 20).
 
     Parameters
     ----------
@@ -393,7 +393,7 @@ class SquareCB(OneBitBanditLearner):
         if self.oracle == "ridge":
             return O.RidgeOracle(self.P_)
         if self.oracle == "fdson":
-            return O.FDSONOracle(self.sketch_, self.sketch_inv_, self.sketch_rows_, self.sketch_alpha_,
+            return O.FDSONOracle(self.sketch_, self.sketch_inv_, self.sketch_gram_, self.sketch_rows_, self.sketch_alpha_,
                                  int(self.sketch_size), bool(self.sketch_robust))
         return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, O.ogd_buffer(self.W_.shape[1]), float(self.eta))
 
