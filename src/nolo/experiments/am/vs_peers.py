@@ -14,7 +14,8 @@ Every learner is fed the flipped bit.  Learners:
   estimated online ("gap-est"), and the O(d) OGD oracle ("ogd"); on d > ``RIDGE_MAX_D`` the ridge
   variants use the OGD oracle (the ridge state is K (d+1)^2 and memory-bound there, docs/squarecb.md);
 * FastCB (Foster & Krishnamurthy 2021), :class:`nolo.learners.bandit.FastCB`: the default (ridge oracle, correction
-  "target", true rates) and "ogd".  The claims compare nolo's best of the fixed-configuration flip-aware learners
+  "target", true rates) and "ogd"; both also with the sketched second-order oracle ("-fdson") on d >= ``FDSON_MIN_D``.
+  The claims compare nolo's best of the fixed-configuration flip-aware learners
   with the true rates (``BEST_OF``, named in each claim); SquareCB's and FastCB's defaults get figures of their own;
 * Vowpal Wabbit 9 (optional): ``--cb_explore_adf --squarecb -q sa`` and ``--cb_explore_adf --epsilon 0.05
   -q sa`` fed 1 - flipped bit as the cost, and ``--cbify K`` noise-free; driven from Python (~1-3k
@@ -49,15 +50,21 @@ SQUARECB = {
     "SquareCB-ogd": dict(oracle="ogd", correction="target"),
     "FastCB": dict(learner="FastCB", oracle="ridge", correction="target"),
     "FastCB-ogd": dict(learner="FastCB", oracle="ogd", correction="target"),
+    "SquareCB-fdson": dict(oracle="fdson", correction="target"),
+    "FastCB-fdson": dict(learner="FastCB", oracle="fdson", correction="target"),
 }
 #: nolo's fixed-configuration flip-aware learners given the true rates: the claims are decided on the best of these
 #: per cell (named in the claim's statement); SquareCB's and FastCB's defaults also get a figure each
-BEST_OF = ("SquareCB", "SquareCB-ogd", "FastCB", "FastCB-ogd")
+BEST_OF = ("SquareCB", "SquareCB-ogd", "FastCB", "FastCB-ogd", "SquareCB-fdson", "FastCB-fdson")
 DEFAULTS = ("SquareCB", "FastCB")
 #: the ridge oracle on inputs of at most this dimension (digits 64, Iris 4, USPS 256); above, the OGD oracle (at
 #: d = 400 the ridge oracle is 20-35x slower per round and, on SynSep at 10^4 rounds, no more accurate:
 #: docs/squarecb.md#synsep)
 RIDGE_MAX_D = 300
+#: the FD-SON (sketched second-order) variants run where the ridge oracle does not, d > RIDGE_MAX_D (SynSep, MNIST;
+#: below it they would only approximate the ridge oracle, which runs there): one rule per data set, not per cell
+#: (docs/squarecb.md#mnist-second-order)
+FDSON_MIN_D = RIDGE_MAX_D + 1
 VW_MODES = ("squarecb", "epsilon", "cbify")
 #: why a claim may fail, per dataset (measured; docs/squarecb.md)
 WHY = {"synsep": ("SynSep at 10^4 rounds: the first ~1,000 rounds of learning per label dominate; over 5 seeds "
@@ -86,7 +93,7 @@ def make_squarecb(name: str, K: int, d: int, rho0: float, rho1: float, seed: int
 
     kw = dict(SQUARECB[name])
     cls = getattr(bandit, kw.pop("learner", "SquareCB"))
-    if d > RIDGE_MAX_D:
+    if d > RIDGE_MAX_D and kw["oracle"] == "ridge":
         kw["oracle"] = "ogd"
     if kw.get("estimate_rates"):
         return cls(n_classes=K, seed=seed, **kw)  # starts from rho = 0, never sees the true rates
@@ -129,6 +136,8 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
         m = cls(n_classes=K, gamma=g, rho0=rho0, rho1=rho1, seed=int(seed))
         add(name, run_stream(m, X, y, T, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps), g)
     for name in SQUARECB:
+        if SQUARECB[name]["oracle"] == "fdson" and d < FDSON_MIN_D:
+            continue
         m = make_squarecb(name, K, d, rho0, rho1, int(seed))
         res = run_stream(m, X, y, T, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps)
         add(name, res, float(m.gamma_scale), m.rates_ if m.estimate_rates else (np.nan, np.nan), m.oracle)
@@ -184,7 +193,7 @@ def vw_peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool
 
 COLORS = {"Banditron": "tab:blue", "BPA": "tab:orange", "SOBA": "tab:green", "RCNBF": "tab:red", "RCINE": "tab:purple",
           "BPA-h": "gold", "SOBA-h": "lime", "SquareCB": "black", "SquareCB-none": "0.35", "SquareCB-gap": "tab:brown", "SquareCB-gap-est": "tab:pink",
-          "SquareCB-ogd": "tab:olive", "FastCB": "navy", "FastCB-ogd": "darkcyan", "VW squarecb": "tab:cyan", "VW epsilon": "tab:gray", "VW cbify": "tab:gray"}
+          "SquareCB-ogd": "tab:olive", "FastCB": "navy", "FastCB-ogd": "darkcyan", "SquareCB-fdson": "darkorange", "FastCB-fdson": "teal", "VW squarecb": "tab:cyan", "VW epsilon": "tab:gray", "VW cbify": "tab:gray"}
 
 
 def _plot(ctx, df: pd.DataFrame, vw: pd.DataFrame | None, dataset: str) -> None:

@@ -176,8 +176,10 @@ class FastCB(S.SquareCB):
 
     @classmethod
     def _test_params(cls) -> list[dict]:
-        """SquareCB's cases (both oracles, the corrections, rate estimates) on both loss scales."""
-        return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2, "confidence": 1.0},
+        """SquareCB's cases (the oracles, the corrections, rate estimates) on both loss scales.  The first (the one
+        tests/fuzz plays) uses the FD-SON oracle: SquareCB's first covers ridge there."""
+        return [{"n_classes": 3, "oracle": "fdson", "sketch_size": 2, "rho0": 0.1, "rho1": 0.2, "confidence": 1.0},
+                {"n_classes": 3, "rho0": 0.1, "rho1": 0.2, "confidence": 1.0},
                 {"n_classes": 3, "oracle": "ogd", "correction": "gap", "rho0": 0.1, "rho1": 0.2, "loss_scale": "observed"},
                 {"n_classes": 3, "correction": "none", "estimate_rates": True, "rate_every": 10, "loss_floor": 0.5},
                 {"n_classes": 3, "oracle": "fdson", "sketch_size": 2, "sketch_robust": False, "rho0": 0.1, "rho1": 0.2}]
