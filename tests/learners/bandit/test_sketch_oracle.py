@@ -8,10 +8,11 @@ import pytest
 from sklearn.datasets import load_digits
 
 from nolo.exceptions import ParameterError, PersistenceError
-from nolo.learners.bandit import ClassificationBandit, FastCB, SquareCB, run_stream
+from nolo.learners.bandit import FastCB, SquareCB, run_stream
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit.sketch_oracle import fdson_bytes, fdson_oracle, fdson_shrink, fdson_update
 from nolo.learners.base import Learner
+from test_squarecb import _assert_same, _per_round  # SquareCB's state comparison and per-round play
 
 
 @pytest.fixture(scope="module")
@@ -155,18 +156,6 @@ def test_memory_is_stated():
 # -- the learners with oracle="fdson" -----------------------------------------------------------------
 
 
-def _state(m):
-    return {k: v for k, v in vars(m).items() if k.endswith("_") and isinstance(v, np.ndarray)}
-
-
-def _assert_same(m1, m2):
-    s1, s2 = _state(m1), _state(m2)
-    assert s1.keys() == s2.keys()
-    for k in s1:
-        assert np.array_equal(s1[k], s2[k]), k
-    assert m1.t_ == m2.t_ and m1.rng_.bit_generator.state == m2.rng_.bit_generator.state
-
-
 @pytest.mark.parametrize("cls,kw", [
     (SquareCB, dict(correction="target", rho0=0.2, rho1=0.1)),
     (FastCB, dict(correction="gap", estimate_rates=True, rate_every=200, sketch_robust=False)),
@@ -176,37 +165,13 @@ def test_per_round_equals_stream_bitwise(digits, cls, kw):
     X, y = X[:300], y[:300]
     n = 1_500
     m1 = cls(n_classes=10, oracle="fdson", sketch_size=5, seed=3, **kw)  # 10 rows: many shrinks in 1,500 rounds
-    env = ClassificationBandit(X, y, rho0=0.2, rho1=0.1, seed=4)
-    mistakes = 0
-    for _ in range(n):
-        x = env.next()
-        a = m1.act(x)
-        mistakes += a != y[env.current_index]
-        m1.learn(x, a, env.feedback(a))
+    mistakes, _ = _per_round(m1, X, y, n, 0.2, 0.1, seed=4)
     assert m1.sketch_alpha_.min() > 1.0 if m1.sketch_robust else np.all(m1.sketch_alpha_ == 1.0)
     for rep in ("dense", "csr"):
         m2 = cls(n_classes=10, oracle="fdson", sketch_size=5, seed=3, **kw)
         res = run_stream(m2, X, y, n, rho0=0.2, rho1=0.1, seed=4, representation=rep)
         _assert_same(m1, m2)
         assert res.played_mistakes[-1] == mistakes
-
-
-def test_save_load_resume_is_uninterrupted(tmp_path, digits):
-    X, y = digits
-    kw = dict(n_classes=10, oracle="fdson", sketch_size=6, seed=7)
-    straight = FastCB(**kw)
-    env1 = ClassificationBandit(X, y, 0.2, 0.3, seed=8)
-    env1.run(straight, 2_003)
-    env1.run(straight, 1_000)
-    part = FastCB(**kw)
-    env2 = ClassificationBandit(X, y, 0.2, 0.3, seed=8)
-    env2.run(part, 2_003)
-    part.save(tmp_path / "m.npz")
-    resumed = Learner.load(tmp_path / "m.npz")
-    assert isinstance(resumed, FastCB) and resumed.oracle == "fdson"
-    env2.run(resumed, 1_000)
-    _assert_same(straight, resumed)
-    assert straight.act(X[5]) == resumed.act(X[5])
 
 
 def test_a_loaded_sketch_is_checked(tmp_path):
