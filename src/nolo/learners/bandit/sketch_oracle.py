@@ -122,6 +122,9 @@ def fdson_shrink(o, a):
     return delta
 
 
+# not inline="always" (unlike the ridge and OGD steps): inlined into the bandit core's stream loop, its store to
+# o.sketch_rows[a] was lost (numba 0.68; the per-round path kept it) -- caught by per-round == stream; a call per
+# update costs nothing beside its O(m d) work
 @njit(cache=True, nogil=True)
 def fdson_update(o, Wt, idx, val, lo, hi, a, pred, target):
     """SON's step of class ``a`` on (z = [x, 1], target) with the FD sketch updated by z first; False (nothing
