@@ -7,16 +7,16 @@ A = alpha I + S^T S, S an (at most) 2m x D sketch of the vectors seen, and steps
 
 What nolo sketches, and why it is then recursive least squares: the square loss's Hessian at any w is z z^T, so
 the vector sketched is z itself (the paper's g_hat = sqrt(sigma_t + eta_t) g_t is the exp-concave surrogate of that
-curvature; for the square loss the curvature is known exactly).  The sketch is updated with z *before* the step
-(Algorithm 1, lines 8-9), so while no row has been shrunk away (fewer than 2m updates of the class) the step
+curvature; for the square loss the curvature is known exactly).  The sketch is updated with z *before* the step,
+as in Algorithm 1, so while no row has been shrunk away (fewer than 2m updates of the class) the step
 w <- w + A^{-1} z (r - w . z) with A = alpha I + sum z z^T is exactly the ridge oracle's (recursive least squares,
 :func:`nolo.learners.bandit.oracles.ridge_update`, lam = alpha) -- tested.  Then Frequent Directions keeps A close to
 it in the top directions of the class's inputs: when the 2m rows are full the sketch is rotated to its singular
 directions, every squared singular value is reduced by delta, the m-th largest (Liberty 2013; Ghashami et al. 2016:
-the 2m-row buffer, one shrink per m rounds), which leaves m - 1 non-zero orthogonal rows.
+the 2m-row buffer, one shrink per m + 1 updates of the class), which leaves m - 1 non-zero orthogonal rows.
 
 ``robust=True`` adds the shrunk mass back as regularisation: alpha <- alpha + delta / 2 at each shrink (Robust
-Frequent Directions: Luo, Chen, Zhang, Li & Zhang, JMLR 20, 2019, Algorithm 3 / the RFD-SON of their section 5).
+Frequent Directions, Luo, Chen, Zhang, Li & Zhang, JMLR 20, 2019, and their RFD-based online Newton step).
 Without it the directions FD drops get the constant step 1/alpha for ever (no averaging of noisy targets there).
 
 Per class a: S_a (2m x D, rows 0..L_a-1 in use, the rest 0), its Gram S_a S_a^T and M_a = (alpha_a I + S_a S_a^T)^{-1}
@@ -33,8 +33,8 @@ amortised, against the ridge oracle's O(D^2).  Memory: K (2m D + 8m^2 + 2) float
 m = 20: 2.6 MB; the ridge oracle: 49 MB).
 
 Differences from the paper: the sketched vector is z (the square loss's exact curvature, see above), not
-sqrt(sigma_t + eta_t) g_t; no projection step (Algorithm 1, line 5: |w . x| <= C; the targets are bounded and the
-step is the least-squares one); Algorithm 2 shrinks at every update (O(m^2 D) each), nolo keeps Ghashami et al.'s
+sqrt(sigma_t + eta_t) g_t; no projection step (Algorithm 1's |w . x| <= C; the targets are bounded and the step is
+the least-squares one); Algorithm 2 shrinks at every update (O(m^2 D) each), nolo keeps Ghashami et al.'s
 2m-row buffer and shrinks when it is full (the same guarantee with m - 1 rows kept: 0 <= Z^T Z - S^T S <=
 (||Z||_F^2 / m) I, tested).
 """
@@ -52,10 +52,9 @@ __all__ = ["FDSONOracle", "fdson_oracle", "fdson_update", "fdson_bytes", "fdson_
 
 class FDSONOracle(NamedTuple):
     """sketch (K, 2m, D): the rows of S_a; sketch_inv (K, 2m, 2m): (alpha_a I + S_a S_a^T)^{-1} on the first L_a rows;
-    sketch_gram (K, 2m, 2m): S_a S_a^T (its new row and column are the b = S_a z of each update: no O(m^2 D) Gram at a
-    shrink);
-    sketch_rows (K,): L_a (whole numbers, float64 as every state array of the learner); sketch_alpha (K,): alpha_a; m: the sketch size; robust: alpha_a grows by delta / 2 at each
-    shrink (RFD)."""
+    sketch_gram (K, 2m, 2m): S_a S_a^T (its new row and column are the b = S_a z of each update: no O(m^2 D) Gram at
+    a shrink); sketch_rows (K,): L_a (whole numbers, float64 as every state array of the learner); sketch_alpha (K,):
+    alpha_a; m: the sketch size; robust: alpha_a grows by delta / 2 at each shrink (RFD)."""
 
     sketch: np.ndarray
     sketch_inv: np.ndarray
@@ -72,7 +71,8 @@ def fdson_bytes(n_classes: int, n_features: int, m: int) -> int:
 
 
 def fdson_oracle(n_classes: int, n_features: int, alpha: float, m: int, robust: bool = False) -> FDSONOracle:
-    """A fresh FD-SON oracle: empty sketches (L_a = 0, A_a = alpha I); its weights (the caller's (d + 1, K)) start at 0."""
+    """A fresh FD-SON oracle: empty sketches (L_a = 0, A_a = alpha I); its weights (the caller's (d + 1, K)) start
+    at 0."""
     K, D, m = int(n_classes), int(n_features) + 1, int(m)
     return FDSONOracle(np.zeros((K, 2 * m, D)), np.zeros((K, 2 * m, 2 * m)), np.zeros((K, 2 * m, 2 * m)), np.zeros(K),
                        np.full(K, float(alpha)), m, bool(robust))
@@ -175,7 +175,8 @@ def fdson_update(o, Wt, idx, val, lo, hi, a, pred, target):
     ce = err / k
     for j in range(D):
         Wt[j, a] += ce * v[j]
-    # append z as row L: the Gram's new row and column are b and z.z; M <- [[M + Mb Mb^T / k, -Mb / k], [-Mb^T / k, 1 / k]]
+    # append z as row L: the Gram's new row and column are b and z.z;
+    # M <- [[M + Mb Mb^T / k, -Mb / k], [-Mb^T / k, 1 / k]]
     G = o.sketch_gram[a]
     for i in range(L):
         G[L, i] = b[i]

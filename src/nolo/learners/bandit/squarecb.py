@@ -386,15 +386,15 @@ class SquareCB(OneBitBanditLearner):
             rows, m2 = self.sketch_rows_, self.sketch_.shape[1]
             if not (m2 == 2 * int(self.sketch_size) and np.all((rows >= 0) & (rows <= m2))
                     and np.all(self.sketch_alpha_ > 0) and np.all(np.isfinite(self.sketch_alpha_))):
-                raise PersistenceError(f"the FD-SON oracle's sketch must hold 2 sketch_size = {2 * int(self.sketch_size)} "
-                                       "rows, sketch_rows_ in [0, that] and sketch_alpha_ > 0")
+                raise PersistenceError("the FD-SON oracle's sketch must hold 2 sketch_size = "
+                                       f"{2 * int(self.sketch_size)} rows, sketch_rows_ in [0, that] and sketch_alpha_ > 0")
 
     def _oracle_record(self):
         if self.oracle == "ridge":
             return O.RidgeOracle(self.P_)
         if self.oracle == "fdson":
-            return O.FDSONOracle(self.sketch_, self.sketch_inv_, self.sketch_gram_, self.sketch_rows_, self.sketch_alpha_,
-                                 int(self.sketch_size), bool(self.sketch_robust))
+            return O.FDSONOracle(self.sketch_, self.sketch_inv_, self.sketch_gram_, self.sketch_rows_,
+                                 self.sketch_alpha_, int(self.sketch_size), bool(self.sketch_robust))
         return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, O.ogd_buffer(self.W_.shape[1]), float(self.eta))
 
     def _state_record(self) -> SquareCBState:
