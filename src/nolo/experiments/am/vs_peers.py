@@ -72,9 +72,10 @@ WHY = {"synsep": ("SynSep at 10^4 rounds: the first ~1,000 rounds of learning pe
                   "(0.4, 0.4) (0.86x), and ties BPA noise-free (0.016 vs 0.017); single-seed cells scatter by "
                   "+-40 % -- docs/squarecb.md#synsep-seeds"),
        "mnist": ("MNIST (d = 784): with the sketched second-order oracle (FD-SON) nolo's best met 0.7x VW squarecb in "
-                 "8 of 12 cells on seed 0 (OGD alone, the same kind of learner as VW's: 0 of 12, 0.72-0.93x); "
-                 "it stayed short noise-free (0.71x at 10^4, 0.85x at 10^5), under (0.15, 0.15) at 10^5 (0.78x) and "
-                 "(0.4, 0.4) at 10^4 (0.77x), ahead of VW there too -- docs/squarecb.md#mnist-second-order"),
+                 "8 of 12 cells (2-seed means at 10^5 rounds; OGD alone, the same kind of learner as VW's: 0 of 12, "
+                 "0.72-0.93x); it stayed short noise-free (0.725x at 10^4, 0.845x at 10^5: FD-SON no better than OGD "
+                 "there), under (0.15, 0.15) at 10^5 (0.78x) and (0.4, 0.4) at 10^4 (0.77x), ahead of VW there too "
+                 "-- docs/squarecb.md#mnist-second-order"),
        "usps": ("USPS: nolo's best beats VW squarecb in every cell (0.23-0.76x); under the heaviest noise (0.4, 0.4), "
                 "kappa = 0.2, only by 24-25 % -- docs/squarecb.md#paper-scale")}
 QUICK_DATASETS = ("digits", "synsep", "iris")
