@@ -1,5 +1,6 @@
 """The FD-SON oracle (Luo et al. 2016, Algorithms 1-2, per class): ridge exactly until the first shrink, the Frequent
-Directions shrink by hand, its error bound, per-round == stream, validation, learning (resume == uninterrupted: test_squarecb, oracle="fdson")."""
+Directions shrink by hand, its error bound, per-round == stream, validation, learning (resume == uninterrupted:
+test_squarecb.py, oracle="fdson")."""
 
 from __future__ import annotations
 
