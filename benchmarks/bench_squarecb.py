@@ -3,8 +3,8 @@
 Measured in one process so that the ratios share the machine's load (the machine is shared: read the
 ratios, not the absolute figures):
 
-* rounds/s of ``SquareCB(oracle="ridge")`` and ``SquareCB(oracle="ogd")`` (compiled stream loop,
-  :func:`nolo.learners.bandit.run_stream`, the bandit core), Banditron (the same loop) and VW
+* rounds/s of ``SquareCB(oracle="ridge")``, ``SquareCB(oracle="ogd")`` and ``SquareCB(oracle="fdson")`` (compiled
+  stream loop, :func:`nolo.learners.bandit.run_stream`, the bandit core), Banditron (the same loop) and VW
   ``--cb_explore_adf --squarecb -q sa`` driven from Python (optional; a few thousand rounds), all on the
   same stream (digits d = 64; MNIST d = 784 -- the real test set when ../shared/datasets has it, else
   random data of that shape; SynSep d = 400);
@@ -105,6 +105,8 @@ def main(argv=None) -> None:
         res["SquareCB ogd"] = best_rate(lambda: SquareCB(n_classes=K, oracle="ogd", seed=0), X, y, T, reps)
         Tr = T if d <= 100 else max(2_000, T // 200)  # the ridge oracle is O(d^2) per round
         res["SquareCB ridge"] = best_rate(lambda: SquareCB(n_classes=K, oracle="ridge", seed=0), X, y, Tr, reps)
+        Tf = T if d <= 100 else max(2_000, T // 20)  # FD-SON: O(m d) per round, m = 20
+        res["SquareCB fdson"] = best_rate(lambda: SquareCB(n_classes=K, oracle="fdson", seed=0), X, y, Tf, reps)
         if vw:
             res["VW squarecb (Python)"] = vw_rate(X, y, 3_000 if args.quick else 10_000)
         nnz = np.count_nonzero(X) / X.shape[0]

@@ -175,7 +175,7 @@ def test_stream_takes_sparse_input_and_same_seed_same_result(digits):
     assert r3.n_rounds == 5_000
 
 
-@pytest.mark.parametrize("oracle", ["ridge", "ogd"])
+@pytest.mark.parametrize("oracle", ["ridge", "ogd", "fdson"])
 def test_save_load_resume_is_uninterrupted(tmp_path, digits, oracle):
     X, y = digits
     kw = dict(n_classes=10, oracle=oracle, correction="gap", estimate_rates=True, rate_every=300, seed=7)

@@ -141,7 +141,7 @@ class FastCB(S.SquareCB):
     Parameters
     ----------
     n_classes, oracle, gamma_scale, gamma_exponent, rho0, rho1, correction, estimate_rates, rate_every, pct_top,
-    rho_max, lam, eta, max_bytes, seed : as :class:`~nolo.learners.bandit.SquareCB`
+    rho_max, lam, eta, max_bytes, sketch_size, sketch_robust, seed : as :class:`~nolo.learners.bandit.SquareCB`
     loss_floor : float in (0, 1], default 0.01 -- the least greedy loss the weight divides by (the factor is at
         most 1 / loss_floor); tuned on a separate SynSep draw and digits only (docs/squarecb.md#fastcb)
     loss_scale : "clean" (default) or "observed" -- see above
@@ -171,12 +171,12 @@ class FastCB(S.SquareCB):
 
     def __init__(self, n_classes=2, oracle="ridge", gamma_scale=10.0, gamma_exponent=0.5, rho0=0.0, rho1=0.0,
                  correction="target", estimate_rates=False, rate_every=5_000, pct_top=S.RO.DEFAULT_PCT_TOP,
-                 rho_max=0.49, lam=1.0, eta=0.5, max_bytes=S.O.RIDGE_MAX_BYTES, loss_floor=0.01,
-                 loss_scale="clean", confidence=1.0, prior_reward=0.0, seed=None):
+                 rho_max=0.49, lam=1.0, eta=0.5, max_bytes=S.O.RIDGE_MAX_BYTES, sketch_size=20, sketch_robust=True,
+                 loss_floor=0.01, loss_scale="clean", confidence=1.0, prior_reward=0.0, seed=None):
         super().__init__(n_classes=n_classes, oracle=oracle, gamma_scale=gamma_scale, gamma_exponent=gamma_exponent,
                          rho0=rho0, rho1=rho1, correction=correction, estimate_rates=estimate_rates,
                          rate_every=rate_every, pct_top=pct_top, rho_max=rho_max, lam=lam, eta=eta,
-                         max_bytes=max_bytes, seed=seed)
+                         max_bytes=max_bytes, sketch_size=sketch_size, sketch_robust=sketch_robust, seed=seed)
         self.loss_floor = loss_floor
         self.loss_scale = loss_scale
         self.confidence = confidence
@@ -184,11 +184,14 @@ class FastCB(S.SquareCB):
 
     @classmethod
     def _test_params(cls) -> list[dict]:
-        """SquareCB's cases (both oracles, the corrections, rate estimates) on both loss scales."""
-        return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2, "confidence": 1.0},
+        """SquareCB's cases (the oracles, the corrections, rate estimates) on both loss scales.  The first (the one
+        tests/fuzz plays) uses the FD-SON oracle: SquareCB's first covers ridge there."""
+        return [{"n_classes": 3, "oracle": "fdson", "sketch_size": 2, "rho0": 0.1, "rho1": 0.2, "confidence": 1.0},
+                {"n_classes": 3, "rho0": 0.1, "rho1": 0.2, "confidence": 1.0},
                 {"n_classes": 3, "oracle": "ogd", "correction": "gap", "rho0": 0.1, "rho1": 0.2, "loss_scale": "observed"},
                 {"n_classes": 3, "correction": "none", "estimate_rates": True, "rate_every": 10, "loss_floor": 0.5},
-                {"n_classes": 3, "oracle": "ogd", "rho0": 0.1, "rho1": 0.1, "prior_reward": 1.0}]
+                {"n_classes": 3, "oracle": "ogd", "rho0": 0.1, "rho1": 0.1, "prior_reward": 1.0},
+                {"n_classes": 3, "oracle": "fdson", "sketch_size": 2, "sketch_robust": False, "rho0": 0.1, "rho1": 0.2}]
 
     def _validate_params(self) -> None:
         super()._validate_params()

@@ -32,6 +32,11 @@ Oracles
     normaliser sqrt(n_a / N_a) (N_a = sum of sum_j (x_j/s_j)^2 over the class's updates) and the
     importance-invariant step that moves the prediction by (r - pred)(1 - exp(-eta_t sum_j x_j^2 rate_j))
     -- it never overshoots the target.  O(nnz) per update, memory O(K D).
+``"fdson"`` -- :class:`.sketch_oracle.FDSONOracle`: per-class Sketched Online Newton with a Frequent Directions
+    sketch of 2m rows (Luo, Agarwal, Cesa-Bianchi & Langford, NeurIPS 2016, Algorithms 1-2; optionally the robust
+    sketch of Luo et al., JMLR 2019): recursive least squares while a class has had fewer than 2m updates, then the
+    Newton step with alpha I + S^T S in place of lam I + Z^T Z.  O(m D) per update amortised, memory O(K m D)
+    (:mod:`.sketch_oracle`).
 """
 
 from __future__ import annotations
@@ -46,11 +51,12 @@ from numba.extending import overload
 from nolo.exceptions import ParameterError
 from nolo.learners.bandit._simd import scores
 from nolo.learners.bandit._stream import row_of
+from nolo.learners.bandit.sketch_oracle import FDSONOracle, fdson_oracle, fdson_update
 
-__all__ = ["RidgeOracle", "OGDOracle", "ORACLES", "ridge_oracle", "ogd_oracle", "ogd_buffer", "ridge_update", "ogd_update",
+__all__ = ["RidgeOracle", "OGDOracle", "FDSONOracle", "fdson_oracle", "ORACLES", "ridge_oracle", "ogd_oracle", "ogd_buffer", "ridge_update", "ogd_update",
            "oracle_update", "linear_predict", "fit_rows", "ridge_bytes", "RIDGE_MAX_BYTES"]
 
-ORACLES = ("ridge", "ogd")
+ORACLES = ("ridge", "ogd", "fdson")
 #: the ridge oracle refuses a (K, d) whose K (d + 1)^2 float64 inverses would exceed this many bytes by default
 RIDGE_MAX_BYTES = 2 * 1024 ** 3
 
@@ -260,6 +266,8 @@ def _ov_update(o, Wt, idx, val, lo, hi, a, pred, target):
         return lambda o, Wt, idx, val, lo, hi, a, pred, target: ridge_update(o, Wt, idx, val, lo, hi, a, pred, target)
     if kind is OGDOracle:
         return lambda o, Wt, idx, val, lo, hi, a, pred, target: ogd_update(o, Wt, idx, val, lo, hi, a, pred, target)
+    if kind is FDSONOracle:
+        return lambda o, Wt, idx, val, lo, hi, a, pred, target: fdson_update(o, Wt, idx, val, lo, hi, a, pred, target)
     return None
 
 

@@ -197,7 +197,8 @@ class SquareCBState(NamedTuple):
 # the learner
 # ---------------------------------------------------------------------------------------------
 
-_ORACLE_STATE = {"ridge": ("P_",), "ogd": ("G_", "S_", "N_", "n_")}
+_ORACLE_STATE = {"ridge": ("P_",), "ogd": ("G_", "S_", "N_", "n_"),
+                 "fdson": ("sketch_", "sketch_inv_", "sketch_gram_", "sketch_rows_", "sketch_alpha_")}
 
 
 class SquareCB(OneBitBanditLearner):
@@ -242,12 +243,16 @@ class SquareCB(OneBitBanditLearner):
     ridge regression by recursive least squares (Sherman-Morrison, O(d nnz + d^2) per round on the
     played class; memory O(K d^2): K (d + 1)^2 float64, 49 MB for MNIST-784 with K = 10; more than
     ``max_bytes`` is refused); ``"ogd"`` -- per-class normalised adaptive OGD in the style of VW's default
-    learner (O(nnz) per round, memory O(K d)).
+    learner (O(nnz) per round, memory O(K d)); ``"fdson"`` -- per-class Sketched Online Newton with a
+    Frequent Directions sketch of ``2 sketch_size`` rows (Luo, Agarwal, Cesa-Bianchi & Langford, NeurIPS 2016,
+    Algorithms 1-2; :mod:`nolo.learners.bandit.sketch_oracle`): exactly the ridge oracle until a class has had
+    2 ``sketch_size`` updates, then its Newton matrix restricted to the sketch's top directions; O(m d) per round
+    amortised, memory K (2m (d + 1) + 8m^2) float64 (2.6 MB for MNIST-784, K = 10, m = 20).
 
     Parameters
     ----------
     n_classes : int >= 2
-    oracle : "ridge" (default) or "ogd"
+    oracle : "ridge" (default), "ogd" or "fdson"
     gamma_scale : float >= 0, default 10 (VW's default; tuned on scikit-learn digits and SynSep only, never on
         MNIST/USPS: with the ridge oracle on digits 10 beat 1, 3, 30 and 100 averaged over AM's six noise settings,
         docs/squarecb.md)
@@ -258,9 +263,12 @@ class SquareCB(OneBitBanditLearner):
     rate_every : rounds per rate re-estimate, default 5,000
     pct_top : percentile of the top predictions read as 1 - rho1, default 50
     rho_max : cap of the estimated rates, in [0, 0.5), default 0.49 (RCINE's)
-    lam : ridge regularisation (P starts at I / lam), default 1
+    lam : ridge regularisation (P starts at I / lam), default 1; the starting alpha of "fdson"
     eta : the OGD oracle's learning rate, default 0.5 (VW's)
     max_bytes : largest ridge state accepted, default 2 GiB
+    sketch_size : int >= 2, the "fdson" sketch size m (2m rows kept per class), default 20
+    sketch_robust : bool, default True -- "fdson" adds half of each shrink's delta to alpha (Robust Frequent
+        Directions, Luo et al., JMLR 2019); False is the paper's FD-SON with a fixed alpha
     seed : seed of the learner's generator (one uniform per played label)
 
     Examples
@@ -280,7 +288,8 @@ class SquareCB(OneBitBanditLearner):
 
     def __init__(self, n_classes=2, oracle="ridge", gamma_scale=10.0, gamma_exponent=0.5, rho0=0.0, rho1=0.0,
                  correction="target", estimate_rates=False, rate_every=5_000, pct_top=RO.DEFAULT_PCT_TOP,
-                 rho_max=0.49, lam=1.0, eta=0.5, max_bytes=O.RIDGE_MAX_BYTES, seed=None):
+                 rho_max=0.49, lam=1.0, eta=0.5, max_bytes=O.RIDGE_MAX_BYTES, sketch_size=20, sketch_robust=True,
+                 seed=None):
         self.n_classes = n_classes
         self.oracle = oracle
         self.gamma_scale = gamma_scale
@@ -295,6 +304,8 @@ class SquareCB(OneBitBanditLearner):
         self.lam = lam
         self.eta = eta
         self.max_bytes = max_bytes
+        self.sketch_size = sketch_size
+        self.sketch_robust = sketch_robust
         self.seed = seed
 
     @classmethod
@@ -302,7 +313,8 @@ class SquareCB(OneBitBanditLearner):
         """Both oracles, the three corrections, and online rate estimates (short re-estimate blocks)."""
         return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2},
                 {"n_classes": 3, "oracle": "ogd", "correction": "gap", "rho0": 0.1, "rho1": 0.2},
-                {"n_classes": 3, "correction": "none", "estimate_rates": True, "rate_every": 10}]
+                {"n_classes": 3, "correction": "none", "estimate_rates": True, "rate_every": 10},
+                {"n_classes": 3, "oracle": "fdson", "sketch_size": 2, "rho0": 0.1, "rho1": 0.2}]
 
     # -- parameters and state ------------------------------------------------------------------
     def _validate_params(self) -> None:
@@ -323,6 +335,9 @@ class SquareCB(OneBitBanditLearner):
         check_scalar(self.lam, "lam", low=0.0, low_inclusive=False)
         check_scalar(self.eta, "eta", low=0.0, low_inclusive=False)
         check_int(self.max_bytes, "max_bytes", low=1)
+        check_int(self.sketch_size, "sketch_size", low=2)
+        if not isinstance(self.sketch_robust, (bool, np.bool_)):
+            raise ParameterError(f"sketch_robust must be True or False, got {self.sketch_robust!r}")
 
     def initialize(self, n_features: int) -> "SquareCB":
         self._validate_params()
@@ -335,6 +350,8 @@ class SquareCB(OneBitBanditLearner):
         self.W_ = np.zeros((K, n_features + 1), order="F")  # on [x, 1]: column d is the bias
         if self.oracle == "ridge":
             o = O.ridge_oracle(K, n_features, float(self.lam), int(self.max_bytes))
+        elif self.oracle == "fdson":
+            o = O.fdson_oracle(K, n_features, float(self.lam), int(self.sketch_size), bool(self.sketch_robust))
         else:
             o = O.ogd_oracle(K, n_features, float(self.eta))
         for name in _ORACLE_STATE[self.oracle]:
@@ -365,10 +382,19 @@ class SquareCB(OneBitBanditLearner):
             raise PersistenceError("the OGD oracle's sums G_, S_, N_, n_ must be >= 0")
         if self.oracle == "ridge" and not np.all(np.diagonal(self.P_, axis1=1, axis2=2) > 0):
             raise PersistenceError("the ridge oracle's inverses P_ must have a positive diagonal")
+        if self.oracle == "fdson":
+            rows, m2 = self.sketch_rows_, self.sketch_.shape[1]
+            if not (m2 == 2 * int(self.sketch_size) and np.all((rows >= 0) & (rows <= m2))
+                    and np.all(self.sketch_alpha_ > 0) and np.all(np.isfinite(self.sketch_alpha_))):
+                raise PersistenceError("the FD-SON oracle's sketch must hold 2 sketch_size = "
+                                       f"{2 * int(self.sketch_size)} rows, sketch_rows_ in [0, that] and sketch_alpha_ > 0")
 
     def _oracle_record(self):
         if self.oracle == "ridge":
             return O.RidgeOracle(self.P_)
+        if self.oracle == "fdson":
+            return O.FDSONOracle(self.sketch_, self.sketch_inv_, self.sketch_gram_, self.sketch_rows_,
+                                 self.sketch_alpha_, int(self.sketch_size), bool(self.sketch_robust))
         return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, O.ogd_buffer(self.W_.shape[1]), float(self.eta))
 
     def _state_record(self) -> SquareCBState:
