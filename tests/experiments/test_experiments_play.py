@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nolo.exceptions import ParameterError
+from nolo.exceptions import CopiesExhausted, ParameterError
 from nolo.experiments.environments import visit_order
 from nolo.experiments.play import BanditStream, Stream, play, record_points
 from nolo.learners.bandit import Banditron, ClassificationBandit, run_stream
@@ -88,6 +88,17 @@ def test_compiled_copies_path_equals_the_round_loop():
         assert a.queries is None and b.queries is not None  # a compiled, b round by round
         np.testing.assert_allclose(a.losses, b.losses, rtol=1e-12, atol=1e-15)
         assert b.queries.min() >= 1
+
+
+def test_too_few_pre_drawn_copies_name_the_round():
+    # one pre-drawn copy per round where the two-copy learner needs two: the round's replay refuses, naming it
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3))
+    C = X[:, None, :] + 0.1 * rng.standard_normal((20, 1, 3))
+    learner = TwoCopyLinearRegression(radius=1.0, step=0.05)
+    with pytest.raises(CopiesExhausted, match=r"round 0 has 1 copy: asked for 2 but only 1 remains"):
+        play(learner, Stream(X, X @ np.ones(3), copies=C), "noisy_input", 5, loss="squared")
+    assert learner.t_ == 0
 
 
 def test_noisy_input_metrics_by_hand():

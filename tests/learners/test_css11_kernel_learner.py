@@ -12,18 +12,7 @@ from nolo.kernels.surrogate import GaussianSurrogateKernel
 from nolo.experiments.css11._common import example_covariance
 from nolo.learners.base import Learner
 from nolo.learners.css11_kernel import GaussianNoiseKernelRegression, KernelOGDRegression
-
-
-class FixedOracle:
-    def __init__(self, copies):
-        self.copies = np.asarray(copies, dtype=float)
-        self.d = self.copies.shape[1]
-        self.queries = self.calls = 0
-
-    def query(self, n=1):
-        self.queries += n
-        self.calls += 1
-        return self.copies[:n]
+from nolo.noise import ReplayOracle
 
 
 def _khat(a, b, s2=2.0, v=0.25):
@@ -33,9 +22,9 @@ def _khat(a, b, s2=2.0, v=0.25):
 def test_two_hand_worked_rounds_then_projection():
     k = GaussianSurrogateKernel(width=2.0, noise_cov=0.25)
     m = GaussianNoiseKernelRegression(kernel=k, W=10.0, step=0.1)
-    m.learn(FixedOracle([[0.0], [0.5]]), 1.0)
+    m.learn(ReplayOracle([[0.0], [0.5]]), 1.0)
     a1 = -0.1 * 2 * (0.0 - 1.0)
-    m.learn(FixedOracle([[1.0], [1.5]]), 0.0)
+    m.learn(ReplayOracle([[1.0], [1.5]]), 0.0)
     a2 = -0.1 * 2 * (a1 * _khat(0.0, 1.5) - 0.0)  # gradient uses the SECOND copy 1.5
     np.testing.assert_allclose(m.alpha_, [a1, a2], rtol=1e-14)
     np.testing.assert_allclose(m.support_[:, 0], [0.0, 1.0])  # the FIRST copies are stored
@@ -46,7 +35,7 @@ def test_two_hand_worked_rounds_then_projection():
     assert m.predict(x)[0] == pytest.approx(a1 * math.exp(-0.09 / 2) + a2 * math.exp(-0.49 / 2), rel=1e-13)
     # projection: W^2 < r_t rescales every alpha by W / sqrt(r_t)
     p = GaussianNoiseKernelRegression(kernel=k, W=0.05, step=0.1)
-    p.learn(FixedOracle([[0.0], [0.5]]), 1.0)
+    p.learn(ReplayOracle([[0.0], [0.5]]), 1.0)
     assert p.alpha_[0] == pytest.approx(a1 * 0.05 / math.sqrt(a1 * a1 * _khat(0, 0)), rel=1e-13)
     assert p.norm2_ == pytest.approx(0.05**2, rel=1e-13)
 
@@ -65,7 +54,7 @@ def test_incremental_norm_stream_equals_per_round(kernel):
     X, y, C, yn = _data()
     a = GaussianNoiseKernelRegression(kernel=kernel, W=2.0, step=0.05)
     for t in range(60):
-        a.learn(FixedOracle(C[t]), yn[t])
+        a.learn(ReplayOracle(C[t]), yn[t])
     a.learn_stream(C[60:], yn[60:])
     b = GaussianNoiseKernelRegression(kernel=kernel, W=2.0, step=0.05)
     pred = b.learn_stream(C, yn, clean=X)
@@ -102,18 +91,18 @@ def test_validation_and_state_unchanged():
     with pytest.raises(ParameterError, match="features"):
         m.learn_stream(np.ones((2, 2, 4)), np.ones(2))
     with pytest.raises(ParameterError, match="y"):
-        m.learn(FixedOracle(C[10]), float("inf"))
+        m.learn(ReplayOracle(C[10]), float("inf"))
     with pytest.raises(ValueError, match="2 \\* max"):
         m.set_params(kernel=GaussianSurrogateKernel(width=0.5, noise_cov=0.3))
     np.testing.assert_array_equal(m.alpha_, alpha)
     assert m.t_ == t
     with pytest.raises(ParameterError, match="surrogate kernel pair"):
-        GaussianNoiseKernelRegression(kernel="rbf", step=0.1).learn(FixedOracle(C[0]), 0.0)
+        GaussianNoiseKernelRegression(kernel="rbf", step=0.1).learn(ReplayOracle(C[0]), 0.0)
     with pytest.raises(ParameterError, match="y_bound and horizon"):
-        GaussianNoiseKernelRegression(kernel=GaussianSurrogateKernel(width=2.0)).learn(FixedOracle(C[0]), 0.0)
+        GaussianNoiseKernelRegression(kernel=GaussianSurrogateKernel(width=2.0)).learn(ReplayOracle(C[0]), 0.0)
     with pytest.raises(ParameterError, match="c must be"):
         GaussianNoiseKernelRegression(kernel=RadialKernelApproximation(c=3.0, noise_variance=0.3), step=0.1).learn(
-            FixedOracle(C[0]), 0.0)
+            ReplayOracle(C[0]), 0.0)
 
 
 def test_theory_step_uses_corrected_constant():

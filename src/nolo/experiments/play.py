@@ -49,7 +49,6 @@ import numpy as np
 import pandas as pd
 
 from nolo.exceptions import ParameterError
-from nolo.noise.oracle import BaseOracle
 
 __all__ = ["Stream", "BanditStream", "PlayResult", "play", "record_points", "TIMING_COLUMNS", "PROTOCOLS"]
 
@@ -256,7 +255,7 @@ def _timed_rounds(T: int, points: np.ndarray, clock: np.ndarray, progress):
 
 def _loop(learner, stream: Stream, protocol: str, loss, points: np.ndarray, progress):
     """The per-round loop: score the clean instance, then update (one oracle per round)."""
-    from nolo.noise import Oracle, add_target_noise
+    from nolo.noise import Oracle, ReplayOracle, add_target_noise
 
     X, Y = stream.X, np.asarray(stream.y)
     T = stream.rounds
@@ -287,28 +286,15 @@ def _loop(learner, stream: Stream, protocol: str, loss, points: np.ndarray, prog
         else:
             y_seen = y
         if noisy:
-            oracle = _ReplayOracle(copies[t]) if copies is not None else Oracle(x, stream.noise, stream.rng, round=t)
+            if copies is not None:  # the per-round twin of the compiled learn_stream: the round's copies in order
+                oracle = ReplayOracle(copies[t], item=f"round {t}")
+            else:
+                oracle = Oracle(x, stream.noise, stream.rng, round=t)
             learner.learn(oracle, y_seen)
             queries[t] = oracle.queries
         else:
             learner.learn(x if copies is None else copies[t, 0], y_seen)
     return losses, wrong, queries, clock, time.perf_counter() - start
-
-
-class _ReplayOracle(BaseOracle):
-    """Serves a round's pre-drawn copies in order (the per-round twin of the compiled ``learn_stream``)."""
-
-    def __init__(self, copies):
-        self._c = np.asarray(copies, dtype=np.float64)
-        self.d = int(self._c.shape[-1])
-        self.queries = 0
-        self.calls = 0
-
-    def _supply(self, n: int) -> np.ndarray:
-        if self.queries + n > len(self._c):
-            raise ParameterError(f"the stream holds {len(self._c)} pre-drawn copies per round; the learner asked for "
-                                 f"{self.queries + n}")
-        return self._c[self.queries:self.queries + n]
 
 
 def _play_bandit(learner, stream: BanditStream, record_every) -> PlayResult:

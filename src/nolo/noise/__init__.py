@@ -10,6 +10,8 @@
 * :mod:`nolo.noise.targets` -- ``y + n^y`` (CSS11): :class:`NoisyTarget`, :func:`add_target_noise`;
 * :mod:`nolo.noise.feedback` -- AM's flipped bandit feedback: :class:`FlipChannel`
   (rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1));
+* :mod:`nolo.noise.replay` -- fixed readings replayed in order: :class:`ReplayOracle`
+  (``on_exhausted`` raise / drop / cycle);
 * :mod:`nolo.noise.pool` -- real repeated measurements with a cap:
   :class:`PoolOracle`, :class:`RepeatedMeasurements`, :class:`PoolReport`;
 * :mod:`nolo.noise.diagnostics` -- moment z-scores of samples against a claimed law,
@@ -24,6 +26,7 @@ from nolo.noise.feedback import FlipChannel
 from nolo.noise.models import GaussianNoise, LaplaceNoise, StudentTNoise, UniformNoise, ZeroNoise
 from nolo.noise.oracle import BaseOracle, Oracle, make_oracle
 from nolo.noise.pool import PoolOracle, PoolReport, RepeatedMeasurements
+from nolo.noise.replay import ReplayOracle
 from nolo.noise.schedules import PerCallSchedule, PerRoundSchedule
 from nolo.noise.targets import NoisyTarget, add_target_noise
 
@@ -42,6 +45,7 @@ __all__ = [
     "NoisyTarget",
     "add_target_noise",
     "FlipChannel",
+    "ReplayOracle",
     "PoolOracle",
     "RepeatedMeasurements",
     "PoolReport",

@@ -46,7 +46,7 @@ import numpy as np
 
 from nolo._validation import check_array, check_choice, check_int
 from nolo.exceptions import CopiesExhausted, ParameterError
-from nolo.noise.oracle import BaseOracle
+from nolo.noise.replay import ReplayOracle
 
 __all__ = ["PoolOracle", "RepeatedMeasurements", "PoolReport", "ON_EXHAUSTED", "as_measurement_items", "query_copies"]
 
@@ -92,8 +92,11 @@ def query_copies(oracle, k: int, who: str, unit: str = "round") -> np.ndarray:
     return check_array(copies, "oracle copies", shape=(k, None))
 
 
-class PoolOracle(BaseOracle):
+class PoolOracle(ReplayOracle):
     """An oracle over a finite pool of ``m`` repeated measurements of one item.
+
+    The :class:`nolo.noise.ReplayOracle` of real readings that never reuses a
+    copy: ``"cycle"`` is not offered.
 
     Parameters
     ----------
@@ -104,6 +107,8 @@ class PoolOracle(BaseOracle):
         :class:`nolo.CopiesExhausted`; ``"drop"`` returns ``None`` (the
         estimator contributes 0 for that draw -- see the module docstring) and
         increments :attr:`shortfalls`.
+    item : int, str or None, default None
+        How error messages name the item (see :class:`nolo.noise.ReplayOracle`).
 
     Attributes
     ----------
@@ -117,40 +122,14 @@ class PoolOracle(BaseOracle):
         (under either policy).
     """
 
-    def __init__(self, copies, *, on_exhausted: str = "raise"):
-        arr = check_array(copies, "copies", ndim=2)
-        if arr.shape[1] == 0:
-            raise ParameterError(f"copies must have shape (m, d) with d >= 1, got {arr.shape}")
-        self.on_exhausted = check_choice(on_exhausted, "on_exhausted", ON_EXHAUSTED)
-        self._copies = np.array(arr, dtype=np.float64, copy=True)
-        self._copies.flags.writeable = False
-        self.d = int(arr.shape[1])
-        self.size = int(arr.shape[0])
-        self.queries = 0
-        self.calls = 0
-        self.shortfalls = 0
+    _POLICIES = ON_EXHAUSTED
 
-    @property
-    def remaining(self) -> int:
-        return self.size - self.queries
-
-    def _supply(self, n: int) -> np.ndarray | None:
-        left = self.size - self.queries
-        if n > left:
-            self.shortfalls += 1
-            if self.on_exhausted == "raise":
-                raise CopiesExhausted(
-                    f"asked for {n} noisy copies but only {left} of the pool's {self.size} remain "
-                    f"({self.queries} already used); enlarge the pool, lower the estimator's expected "
-                    "degree (raise p), or use on_exhausted='drop'"
-                )
-            return None
-        return self._copies[self.queries : self.queries + n].copy()
-
-    def __repr__(self) -> str:
+    def _exhausted_message(self, n: int, left: int) -> str:
+        where = "" if self.item is None else f"{self._item_name()}: "
         return (
-            f"PoolOracle(d={self.d}, size={self.size}, queries={self.queries}, calls={self.calls}, "
-            f"shortfalls={self.shortfalls}, on_exhausted={self.on_exhausted!r})"
+            f"{where}asked for {n} noisy copies but only {left} of the pool's {self.size} remain "
+            f"({self.queries} already used); enlarge the pool, lower the estimator's expected "
+            "degree (raise p), or use on_exhausted='drop'"
         )
 
 
@@ -221,7 +200,7 @@ class RepeatedMeasurements:
         items = as_measurement_items(data)
         d = items[0].shape[1]
         self.d = int(d)
-        self._pools = [PoolOracle(a, on_exhausted=self.on_exhausted) for a in items]
+        self._pools = [PoolOracle(a, on_exhausted=self.on_exhausted, item=i) for i, a in enumerate(items)]
 
     def __len__(self) -> int:
         return len(self._pools)

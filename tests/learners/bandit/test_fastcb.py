@@ -11,7 +11,8 @@ from nolo.learners.bandit import ClassificationBandit, FastCB, SquareCB, run_str
 from nolo.learners.bandit import fastcb as F
 from nolo.learners.bandit import squarecb as S
 from nolo.learners.base import Learner
-from test_squarecb import _assert_same  # SquareCB's state comparison
+
+from cb_state import assert_same  # tests/learners/bandit/cb_state.py
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +97,7 @@ def test_differs_from_squarecb_and_same_seed_same_result(digits):
     X, y = digits
     r1 = run_stream(m1 := FastCB(n_classes=10, seed=1), X, y, 3_000, seed=2)
     r2 = run_stream(m2 := FastCB(n_classes=10, seed=1), X, y, 3_000, seed=2)
-    _assert_same(m1, m2)
+    assert_same(m1, m2)
     r3 = run_stream(SquareCB(n_classes=10, seed=1), X, y, 3_000, seed=2)
     assert not np.array_equal(r1.played_mistakes, r3.played_mistakes)
     assert np.array_equal(r1.played_mistakes, r2.played_mistakes)
@@ -118,7 +119,7 @@ def test_save_load_resume_is_uninterrupted(tmp_path, digits, oracle):
     resumed = Learner.load(tmp_path / "m.npz")
     assert isinstance(resumed, FastCB) and resumed.loss_floor == 0.05 and resumed.loss_scale == "clean"
     env2.run(resumed, 1_000)
-    _assert_same(straight, resumed)
+    assert_same(straight, resumed)
     assert straight.act(X[5]) == resumed.act(X[5])
 
 

@@ -15,6 +15,8 @@ from nolo.learners.bandit import squarecb as S
 from nolo.learners.bandit.squarecb import igw_probabilities
 from nolo.learners.base import Learner
 
+from cb_state import assert_same, state  # tests/learners/bandit/cb_state.py
+
 
 @pytest.fixture(scope="module")
 def digits():
@@ -125,19 +127,6 @@ def _per_round(m, X, y, n, rho0, rho1, seed):
     return mistakes, env
 
 
-def _state(m):
-    return {k: v for k, v in vars(m).items() if k.endswith("_") and isinstance(v, np.ndarray)}
-
-
-def _assert_same(m1, m2):
-    s1, s2 = _state(m1), _state(m2)
-    assert s1.keys() == s2.keys()
-    for k in s1:
-        assert np.array_equal(s1[k], s2[k]), k
-    assert m1.t_ == m2.t_
-    assert m1.rng_.bit_generator.state == m2.rng_.bit_generator.state
-
-
 @pytest.mark.parametrize("oracle", ["ridge", "ogd"])
 @pytest.mark.parametrize("cls,kw", [
     (SquareCB, dict(correction="target", rho0=0.2, rho1=0.1)),
@@ -156,7 +145,7 @@ def test_per_round_equals_stream_bitwise(digits, oracle, cls, kw):
     for rep in ("dense", "csr"):
         m2 = cls(n_classes=10, oracle=oracle, seed=3, **kw)
         res = run_stream(m2, X, y, n, rho0=0.2, rho1=0.1, seed=4, representation=rep)
-        _assert_same(m1, m2)
+        assert_same(m1, m2)
         assert res.played_mistakes[-1] == mistakes
     if kw.get("estimate_rates"):
         assert m1.rate_estimates_.shape == (n // 200, 3)
@@ -168,7 +157,7 @@ def test_stream_takes_sparse_input_and_same_seed_same_result(digits):
     X, y = digits
     r1 = run_stream(m1 := SquareCB(n_classes=10, oracle="ogd", seed=1), sp.csr_matrix(X), y, 5_000, 0.1, 0.1, seed=2)
     r2 = run_stream(m2 := SquareCB(n_classes=10, oracle="ogd", seed=1), X, y, 5_000, 0.1, 0.1, seed=2)
-    _assert_same(m1, m2)
+    assert_same(m1, m2)
     assert np.array_equal(r1.played_mistakes, r2.played_mistakes)
     r3 = run_stream(m3 := SquareCB(n_classes=10, oracle="ogd", seed=9), X, y, 5_000, 0.1, 0.1, seed=2)
     assert not np.array_equal(m3.W_, m2.W_)
@@ -190,7 +179,7 @@ def test_save_load_resume_is_uninterrupted(tmp_path, digits, oracle):
     resumed = Learner.load(tmp_path / "m.npz")
     assert isinstance(resumed, SquareCB)
     env2.run(resumed, 1_000)
-    _assert_same(straight, resumed)
+    assert_same(straight, resumed)
     # and per round after loading, too
     x = X[5]
     assert straight.act(x) == resumed.act(x)
@@ -229,14 +218,14 @@ def test_bad_rounds_leave_state_unchanged():
     m = SquareCB(n_classes=3, seed=0)
     x = np.array([0.5, 0.0, 0.5, 0.1])
     m.learn(x, m.act(x), 1)
-    before = {k: v.copy() for k, v in _state(m).items()}
+    before = {k: v.copy() for k, v in state(m).items()}
     t, rng = m.t_, m.rng_.bit_generator.state
     for args in [(x, 3, 1), (x, -1, 0), (x, 1.0, 1), (x, 0, 2), (x[:3], 0, 1), (np.array([np.nan, 0, 0, 0]), 0, 1)]:
         with pytest.raises(ParameterError):
             m.learn(*args)
     with pytest.raises(ParameterError):
         m.act(x[:2])
-    after = _state(m)
+    after = state(m)
     assert all(np.array_equal(before[k], after[k]) for k in before) and m.t_ == t
     assert m.rng_.bit_generator.state == rng
 

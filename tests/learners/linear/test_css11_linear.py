@@ -15,36 +15,21 @@ from nolo.learners.linear import (
     setting1_G,
     setting2_G,
 )
-from nolo.noise import GaussianNoise, Oracle
+from nolo.noise import GaussianNoise, Oracle, ReplayOracle
 from nolo.learners import ProjectedOGD
 from nolo.oco import L2Ball
 
 
-class FixedOracle:
-    """Serves pre-drawn copies (deterministic hand-worked rounds)."""
-
-    def __init__(self, copies):
-        self.copies = np.asarray(copies, dtype=float)
-        self.d = self.copies.shape[1]
-        self.queries = self.calls = 0
-
-    def query(self, n=1):
-        out = self.copies[self.queries : self.queries + n]
-        self.queries += n
-        self.calls += 1
-        return out if out.shape[0] == n else None
-
-
 def test_setting1_hand_worked_rounds_and_projection():
     m = TwoCopyLinearRegression(radius=1.0, step=0.25)
-    m.learn(FixedOracle([[1.0, 0.0], [0.0, 2.0]]), 1.0)
+    m.learn(ReplayOracle([[1.0, 0.0], [0.0, 2.0]]), 1.0)
     # w1 = 0: grad = 2(0 - 1)(0, 2) = (0, -4); w2 = (0, 1) (norm 1, no projection)
     np.testing.assert_allclose(m.w_, [0.0, 1.0])
-    m.learn(FixedOracle([[0.0, 1.0], [1.0, 1.0]]), -1.0)
+    m.learn(ReplayOracle([[0.0, 1.0], [1.0, 1.0]]), -1.0)
     # grad = 2(1 + 1)(1, 1) = (4, 4); w' = (0, 1) - (1, 1) = (-1, 0), norm 1
     np.testing.assert_allclose(m.w_, [-1.0, 0.0])
     np.testing.assert_allclose(m.average_, [0.0, 0.5])  # mean of the played w1 = 0, w2 = (0, 1)
-    m.learn(FixedOracle([[-1.0, 0.0], [-3.0, 4.0]]), 0.0)
+    m.learn(ReplayOracle([[-1.0, 0.0], [-3.0, 4.0]]), 0.0)
     # grad = 2(1 - 0)(-3, 4); w' = (-1, 0) - 0.25 (-6, 8) = (0.5, -2) -> projected to norm 1
     np.testing.assert_allclose(m.w_, np.array([0.5, -2.0]) / math.hypot(0.5, 2.0))
     assert m.t_ == 3
@@ -52,8 +37,8 @@ def test_setting1_hand_worked_rounds_and_projection():
 
 def test_setting2_hand_worked_round_with_corrected_bias_term():
     m = KnownCovarianceLinearRegression(noise_cov=np.diag([1.0, 2.0]), radius=10.0, step=0.5)
-    m.learn(FixedOracle([[1.0, 0.0]]), 1.0)  # w1 = 0: grad = (-2, 0), w2 = (1, 0)
-    m.learn(FixedOracle([[1.0, 1.0]]), 0.0)  # grad = 2(1)(1, 1) - 2 (1, 0) = (0, 2); w3 = (1, -1)
+    m.learn(ReplayOracle([[1.0, 0.0]]), 1.0)  # w1 = 0: grad = (-2, 0), w2 = (1, 0)
+    m.learn(ReplayOracle([[1.0, 1.0]]), 0.0)  # grad = 2(1)(1, 1) - 2 (1, 0) = (0, 2); w3 = (1, -1)
     np.testing.assert_allclose(m.w_, [1.0, -1.0])
     np.testing.assert_allclose(m.covariance(1), np.diag([1.0, 2.0]))
 
@@ -69,7 +54,7 @@ def _stream(T=300, d=4, seed=0, m=2):
 
 def _per_round(learner, C, yn):
     for t in range(C.shape[0]):
-        learner.learn(FixedOracle(C[t]), yn[t])
+        learner.learn(ReplayOracle(C[t]), yn[t])
     return learner
 
 
@@ -119,7 +104,7 @@ def test_theory_steps_and_bounds():
                                          horizon=100).initialize(2)
     assert s2.variance_constant() == pytest.approx(setting2_G(1.0, 2.0, 1.0, 0.7))
     with pytest.raises(ParameterError, match="x_bound, y_bound, horizon"):
-        TwoCopyLinearRegression(radius=1.0).learn(FixedOracle([[1.0], [1.0]]), 0.0)
+        TwoCopyLinearRegression(radius=1.0).learn(ReplayOracle([[1.0], [1.0]]), 0.0)
 
 
 def test_validation_leaves_state_unchanged():
@@ -128,9 +113,9 @@ def test_validation_leaves_state_unchanged():
     m.learn_stream(C[:10], yn[:10])
     w, avg, t = m.w_.copy(), m.average_.copy(), m.t_
     with pytest.raises(ParameterError, match="y"):
-        m.learn(FixedOracle(C[10]), float("nan"))
+        m.learn(ReplayOracle(C[10]), float("nan"))
     with pytest.raises(ParameterError, match="features"):
-        m.learn(FixedOracle(np.ones((1, 5))), 0.0)
+        m.learn(ReplayOracle(np.ones((1, 5))), 0.0)
     bad = C[10:].copy()
     bad[3, 0, 1] = np.nan
     with pytest.raises(ParameterError, match="finite"):
@@ -138,7 +123,8 @@ def test_validation_leaves_state_unchanged():
     with pytest.raises(ParameterError, match="shape"):
         m.learn_stream(C[10:], yn[10:15])
     with pytest.raises(CopiesExhausted):
-        TwoCopyLinearRegression(step=0.1).learn(FixedOracle(C[0][:1]), 0.0)
+        # one copy where two are needed: the oracle refuses (None) and the learner raises without playing
+        TwoCopyLinearRegression(step=0.1).learn(ReplayOracle(C[0][:1], on_exhausted="drop"), 0.0)
     with pytest.raises(ValueError, match="radius"):
         m.set_params(radius=-1.0)
     np.testing.assert_array_equal(m.w_, w)
@@ -153,21 +139,21 @@ def test_validation_leaves_state_unchanged():
 )
 def test_bad_covariances_rejected(cov, match):
     with pytest.raises(ParameterError, match=match):
-        KnownCovarianceLinearRegression(noise_cov=cov, step=0.1).learn(FixedOracle([[1.0, 1.0]]), 0.0)
+        KnownCovarianceLinearRegression(noise_cov=cov, step=0.1).learn(ReplayOracle([[1.0, 1.0]]), 0.0)
 
 
 def test_covariance_sequence_and_callable_checked_per_round():
     seq = np.stack([np.eye(2), np.array([[1.0, 3.0], [3.0, 1.0]])])
     m = KnownCovarianceLinearRegression(noise_cov=seq, step=0.1)
     with pytest.raises(ParameterError, match=r"noise_cov\[1\]"):
-        m.learn(FixedOracle([[1.0, 1.0]]), 0.0)
+        m.learn(ReplayOracle([[1.0, 1.0]]), 0.0)
     m2 = KnownCovarianceLinearRegression(noise_cov=np.ones((1, 2)), step=0.1)
-    m2.learn(FixedOracle([[1.0, 1.0]]), 0.0)
+    m2.learn(ReplayOracle([[1.0, 1.0]]), 0.0)
     with pytest.raises(ParameterError, match="round 2"):
-        m2.learn(FixedOracle([[1.0, 1.0]]), 0.0)
+        m2.learn(ReplayOracle([[1.0, 1.0]]), 0.0)
     m3 = KnownCovarianceLinearRegression(noise_cov=lambda t: -np.eye(2), step=0.1)
     with pytest.raises(ParameterError, match="semidefinite"):
-        m3.learn(FixedOracle([[1.0, 1.0]]), 0.0)
+        m3.learn(ReplayOracle([[1.0, 1.0]]), 0.0)
 
 
 def test_divergence_is_a_numerical_error_not_nan():

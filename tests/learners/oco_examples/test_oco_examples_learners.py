@@ -236,6 +236,9 @@ def test_default_step_is_the_notes_R_over_B_sqrt_n():
 
 
 def test_hinge_regret_below_claim1_and_sqrt_growth():
+    """Regret <= sqrt(T) (Claim 1) at every T, and growth like sqrt(T): log-log slope <= 0.6 over T = 500..8000
+    (16x; measured 0.48, a linear regret gives 1).  T = 16,000 is left out: its exact hindsight solve took 80 % of
+    the test's time and decides nothing the 16x span does not."""
     rng = np.random.default_rng(5)
     d = 8
     w_star = rng.standard_normal(d)
@@ -243,7 +246,7 @@ def test_hinge_regret_below_claim1_and_sqrt_growth():
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     y = np.where(X @ w_star > 0, 1.0, -1.0)
     y[rng.random(16000) < 0.1] *= -1
-    Ts, regrets = [1000, 2000, 4000, 8000, 16000], []
+    Ts, regrets = [500, 1000, 2000, 4000, 8000], []
     for T in Ts:
         svm = OnlineLinearSVM(horizon=T)
         played = svm.learn_stream(X[:T], y[:T])
