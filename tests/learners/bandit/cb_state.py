@@ -1,8 +1,11 @@
-"""Shared by the SquareCB and FastCB tests: a contextual-bandit learner's fitted state, and two states compared bitwise."""
+"""Shared by the SquareCB, FastCB and FD-SON oracle tests: a contextual-bandit learner's fitted state, two states
+compared bitwise, and per-round play on a flipped-feedback environment."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from nolo.learners.bandit import ClassificationBandit
 
 
 def state(m) -> dict:
@@ -18,3 +21,16 @@ def assert_same(m1, m2) -> None:
         assert np.array_equal(s1[k], s2[k]), k
     assert m1.t_ == m2.t_
     assert m1.rng_.bit_generator.state == m2.rng_.bit_generator.state
+
+
+def per_round(m, X, y, n, rho0, rho1, seed):
+    """``n`` rounds through the per-round API (``act`` then ``learn``) on the environment the compiled stream replays;
+    returns the played mistakes and the environment."""
+    env = ClassificationBandit(X, y, rho0=rho0, rho1=rho1, seed=seed)
+    mistakes = 0
+    for _ in range(n):
+        x = env.next()
+        a = m.act(x)
+        mistakes += a != y[env.current_index]
+        m.learn(x, a, env.feedback(a))
+    return mistakes, env

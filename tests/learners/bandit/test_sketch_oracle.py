@@ -13,7 +13,7 @@ from nolo.learners.bandit import FastCB, SquareCB, run_stream
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit.sketch_oracle import fdson_bytes, fdson_oracle, fdson_shrink, fdson_update
 from nolo.learners.base import Learner
-from test_squarecb import _assert_same, _per_round  # SquareCB's state comparison and per-round play
+from cb_state import assert_same, per_round  # SquareCB's state comparison and per-round play
 
 
 @pytest.fixture(scope="module")
@@ -166,12 +166,12 @@ def test_per_round_equals_stream_bitwise(digits, cls, kw):
     X, y = X[:300], y[:300]
     n = 1_500
     m1 = cls(n_classes=10, oracle="fdson", sketch_size=5, seed=3, **kw)  # 10 rows: many shrinks in 1,500 rounds
-    mistakes, _ = _per_round(m1, X, y, n, 0.2, 0.1, seed=4)
+    mistakes, _ = per_round(m1, X, y, n, 0.2, 0.1, seed=4)
     assert m1.sketch_alpha_.min() > 1.0 if m1.sketch_robust else np.all(m1.sketch_alpha_ == 1.0)
     for rep in ("dense", "csr"):
         m2 = cls(n_classes=10, oracle="fdson", sketch_size=5, seed=3, **kw)
         res = run_stream(m2, X, y, n, rho0=0.2, rho1=0.1, seed=4, representation=rep)
-        _assert_same(m1, m2)
+        assert_same(m1, m2)
         assert res.played_mistakes[-1] == mistakes
 
 

@@ -15,7 +15,7 @@ from nolo.learners.bandit import squarecb as S
 from nolo.learners.bandit.squarecb import igw_probabilities
 from nolo.learners.base import Learner
 
-from cb_state import assert_same, state  # tests/learners/bandit/cb_state.py
+from cb_state import assert_same, per_round, state  # tests/learners/bandit/cb_state.py
 
 
 @pytest.fixture(scope="module")
@@ -116,17 +116,6 @@ def test_affine_flip_identity_by_simulation():
 # -- per-round == stream, dense == CSR, same seed, persistence --------------------------------------
 
 
-def _per_round(m, X, y, n, rho0, rho1, seed):
-    env = ClassificationBandit(X, y, rho0=rho0, rho1=rho1, seed=seed)
-    mistakes = 0
-    for _ in range(n):
-        x = env.next()
-        a = m.act(x)
-        mistakes += a != y[env.current_index]
-        m.learn(x, a, env.feedback(a))
-    return mistakes, env
-
-
 @pytest.mark.parametrize("oracle", ["ridge", "ogd"])
 @pytest.mark.parametrize("cls,kw", [
     (SquareCB, dict(correction="target", rho0=0.2, rho1=0.1)),
@@ -141,7 +130,7 @@ def test_per_round_equals_stream_bitwise(digits, oracle, cls, kw):
     X, y = X[:300], y[:300]
     n = 1_500
     m1 = cls(n_classes=10, oracle=oracle, seed=3, **kw)
-    mistakes, env1 = _per_round(m1, X, y, n, 0.2, 0.1, seed=4)
+    mistakes, env1 = per_round(m1, X, y, n, 0.2, 0.1, seed=4)
     for rep in ("dense", "csr"):
         m2 = cls(n_classes=10, oracle=oracle, seed=3, **kw)
         res = run_stream(m2, X, y, n, rho0=0.2, rho1=0.1, seed=4, representation=rep)
