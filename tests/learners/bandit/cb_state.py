@@ -1,4 +1,4 @@
-"""Shared by the SquareCB, FastCB and FD-SON oracle tests: a contextual-bandit learner's fitted state, two states
+"""Shared by the bandit tests (SquareCB, FastCB, FD-SON, the AM stream): a contextual-bandit learner's fitted state, two states
 compared bitwise, and per-round play on a flipped-feedback environment."""
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ def assert_same(m1, m2) -> None:
     assert m1.rng_.bit_generator.state == m2.rng_.bit_generator.state
 
 
-def per_round(m, X, y, n, rho0, rho1, seed):
+def per_round(m, X, y, n, rho0, rho1, seed, order="replace"):
     """``n`` rounds through the per-round API (``act`` then ``learn``) on the environment the compiled stream replays;
     returns the played mistakes and the environment."""
-    env = ClassificationBandit(X, y, rho0=rho0, rho1=rho1, seed=seed)
+    env = ClassificationBandit(X, y, rho0=rho0, rho1=rho1, order=order, seed=seed)
     mistakes = 0
     for _ in range(n):
         x = env.next()

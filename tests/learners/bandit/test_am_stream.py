@@ -10,6 +10,8 @@ from nolo.learners.bandit import (BPA, RCINE, RCNBF, SOBA, Banditron, Classifica
                                   log_checkpoints, run_stream)
 from nolo.noise_rates import NREst
 
+from cb_state import per_round  # tests/learners/bandit/cb_state.py
+
 
 def _separable(K=4, d=20, n=3000, margin=0.3, seed=0):
     """Unit-norm x, labels of a random linear W*, multiclass margin >= margin (baselines.md section 8 toy)."""
@@ -40,24 +42,13 @@ LEARNERS = [
 ]
 
 
-def _per_round(learner, X, y, T, rho0, rho1, order, seed):
-    env = ClassificationBandit(X, y, rho0=rho0, rho1=rho1, order=order, seed=seed)
-    mist = 0
-    for _ in range(T):
-        x = env.next()
-        p = learner.act(x)
-        mist += p != y[env.current_index]
-        learner.learn(x, p, env.feedback(p))
-    return mist
-
-
 @pytest.mark.parametrize("cls,kw", LEARNERS)
 @pytest.mark.parametrize("order", ["replace", "permute"])
 def test_compiled_stream_equals_per_round_api(cls, kw, order):
     X, y = _sparse_data()
     T = 500
     a = cls(n_classes=3, seed=7, **kw)
-    mist = _per_round(a, X, y, T, 0.2, 0.1, order, seed=3)
+    mist, _ = per_round(a, X, y, T, 0.2, 0.1, seed=3, order=order)
     b = cls(n_classes=3, seed=7, **kw)
     res = run_stream(b, X, y, T, rho0=0.2, rho1=0.1, order=order, seed=3)
     np.testing.assert_array_equal(a.W_, b.W_)
