@@ -53,6 +53,7 @@ from nolo.learners.bandit.rcnbf import RCNBF, unbiased_feedback
 from nolo.learners.bandit.soba import SOBA
 from nolo.learners.bandit.squarecb import SquareCB
 from nolo.learners.bandit.fastcb import FastCB
+from nolo.learners.bandit.linucb import LinUCB
 from nolo.learners.bandit.rate_oracle import oracle_noise_rates
 from nolo.learners.bandit.bpa_corrected import BPAh
 from nolo.learners.bandit.soba_corrected import SOBAh
@@ -74,6 +75,7 @@ __all__ = [
     "unbiased_feedback",
     "SquareCB",
     "FastCB",
+    "LinUCB",
     "oracle_noise_rates",
     "BPAh",
     "SOBAh",

@@ -8,7 +8,7 @@ Plug-in contract (see the package docstring and docs/bandit-core.md): an algorit
         gamma: float                      # fields: whatever the rule reads (scalars, arrays)
         act = my_act                      # (state, sp, K, rng) -> (greedy label, played label)
         update = my_update                # (state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback) -> ok
-        adjust = my_adjust                # optional: (state, Wt, s, K) -> None, e.g. s[:K] += bias
+        adjust = my_adjust                # optional: (state, Wt, idx, val, lo, hi, s, K) -> None, e.g. s[:K] += bias
 
 :func:`act` and :func:`update` dispatch on the record's class at compile time, so :func:`run_rounds`
 is ONE loop compiled (and cached, ``cache=True``) once per record type, with the algorithm's rule
@@ -103,18 +103,18 @@ def _update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
         state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback)
 
 
-def adjust(state, Wt, s, K):
-    """The record's optional in-place change of the K scores ``s[:K]`` of the weights ``Wt`` (a bias term); none by
-    default (compiled code only)."""
+def adjust(state, Wt, idx, val, lo, hi, s, K):
+    """The record's optional in-place change of the K scores ``s[:K]`` of the weights ``Wt`` for the row ``(idx, val,
+    lo, hi)`` (a bias term; LinUCB's confidence widths); none by default (compiled code only)."""
     raise NotImplementedError("compiled code only")
 
 
 @overload(adjust, inline="always")
-def _adjust(state, Wt, s, K):
+def _adjust(state, Wt, idx, val, lo, hi, s, K):
     fn = getattr(getattr(state, "instance_class", None), "adjust", None)
     if fn is None:
-        return lambda state, Wt, s, K: None
-    return lambda state, Wt, s, K: fn(state, Wt, s, K)
+        return lambda state, Wt, idx, val, lo, hi, s, K: None
+    return lambda state, Wt, idx, val, lo, hi, s, K: fn(state, Wt, idx, val, lo, hi, s, K)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,7 +392,7 @@ def _loop_impl(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
         idx, val, lo, hi = row_of(rows, i)
         yi = y[i]
         scores_padded(Wp, idx, val, lo, hi, sp)
-        adjust(state, Wt, sp, K)
+        adjust(state, Wt, idx, val, lo, hi, sp, K)
         yhat, played = act(state, sp, K, lrn_rng)
         fb = flip(1 if played == yi else 0, uniform(env_rng), env.rho0, env.rho1)
         i_next = i
@@ -458,7 +458,7 @@ def _round_scores(Wt, idx, val, nnz):
 def _act_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
     sp = _round_scores(Wt, idx, val, nnz)
-    adjust(state, Wt, sp, Wt.shape[1])
+    adjust(state, Wt, idx, val, 0, nnz, sp, Wt.shape[1])
     return act(state, sp, Wt.shape[1], rng)
 
 
@@ -466,7 +466,7 @@ def _learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
     K = Wt.shape[1]
     sp = _round_scores(Wt, idx, val, nnz)
-    adjust(state, Wt, sp, K)
+    adjust(state, Wt, idx, val, 0, nnz, sp, K)
     yhat = argmax_first(sp[:K])
     return update(state, Wt, idx, val, 0, nnz, sp[:K], y, yhat, played, feedback), yhat
 

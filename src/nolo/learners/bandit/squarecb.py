@@ -133,7 +133,7 @@ def _explore_weight(state, s, K, ahat, t):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def add_bias(state, Wt, s, K):
+def add_bias(state, Wt, idx, val, lo, hi, s, K):
     """The core's ``adjust``: the predictions are W x + bias, the bias being row d of ``Wt`` (d + 1, K)."""
     d = Wt.shape[0] - 1
     for k in range(K):
