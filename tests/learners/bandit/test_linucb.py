@@ -53,9 +53,9 @@ def test_width_by_hand():
     # z = (0.6, 0.8, 1): z^T P z = 0.72 + 0.64 + 3 + 2 (0.6 * 0.8 * 0.5 + 0.6 * 0.1 + 0.8 * 0.2) = 4.36 + 0.92 = 5.28
     P = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 3.0]])
     idx, val = np.array([0, 1]), np.array([0.6, 0.8])
-    assert L.ridge_width2(P, idx, val, 0, 2) == pytest.approx(5.28, abs=1e-13)
+    assert L.ridge_width2(P, idx, val, 0, 2, np.empty(3)) == pytest.approx(5.28, abs=1e-13)
     # a sparse row: only x_1 = 0.8 -> 0.64 + 3 + 2 * 0.8 * 0.2 = 3.96
-    assert L.ridge_width2(P, np.array([1]), np.array([0.8]), 0, 1) == pytest.approx(3.96, abs=1e-13)
+    assert L.ridge_width2(P, np.array([1]), np.array([0.8]), 0, 1, np.empty(3)) == pytest.approx(3.96, abs=1e-13)
 
 
 @pytest.mark.parametrize("correction, rho", [("target", (0.2, 0.1)), ("none", (0.1, 0.3)), ("target", (0.0, 0.0))])

@@ -15,7 +15,10 @@ Every learner is fed the flipped bit.  Learners:
   variants use the OGD oracle (the ridge state is K (d+1)^2 and memory-bound there, docs/squarecb.md);
 * FastCB (Foster & Krishnamurthy 2021), :class:`nolo.learners.bandit.FastCB`: the default (ridge oracle, correction
   "target", true rates), "ogd", and "optimistic" (``prior_reward=1``, for the record); the first two also with the
-  sketched second-order oracle ("-fdson") on d >= ``FDSON_MIN_D``.  The claims compare nolo's
+  sketched second-order oracle ("-fdson") on d >= ``FDSON_MIN_D``;
+* LinUCB (Li et al. 2010, Algorithm 1, disjoint models), :class:`nolo.learners.bandit.LinUCB`: the default (lam = 1)
+  and "-lam3" (lam = 3, the stronger prior that won under (0.4, 0.4) on the tuning seeds), true rates, on d <=
+  ``RIDGE_MAX_D`` and to ``LINUCB_MAX_ROUNDS`` rounds (its widths cost O(K d^2) per round).  The claims compare nolo's
   best of the fixed-configuration flip-aware learners with the true rates (``BEST_OF``, named in each claim);
   SquareCB's and FastCB's defaults get figures of their own;
 * Vowpal Wabbit 9 (optional): ``--cb_explore_adf --squarecb -q sa`` and ``--cb_explore_adf --epsilon 0.05
@@ -58,12 +61,14 @@ SQUARECB = {
     "FastCB-optimistic": dict(learner="FastCB", oracle="ridge", correction="target", prior_reward=1.0),
     "SquareCB-fdson": dict(oracle="fdson", correction="target"),
     "FastCB-fdson": dict(learner="FastCB", oracle="fdson", correction="target"),
+    "LinUCB": dict(learner="LinUCB", oracle="ridge", correction="target"),
+    "LinUCB-lam3": dict(learner="LinUCB", oracle="ridge", correction="target", lam=3.0),
 }
 #: nolo's fixed-configuration flip-aware learners given the true rates: the claims are decided on the best of these
 #: per cell (named in the claim's statement); SquareCB's and FastCB's defaults also get a figure each
 #: (not FastCB-optimistic, optimistic initialisation: reported beside them, it is not a default -- it loses on digits at
 #: 10^5 rounds on the tuning data, docs/squarecb.md#synsep)
-BEST_OF = ("SquareCB", "SquareCB-ogd", "FastCB", "FastCB-ogd", "SquareCB-fdson", "FastCB-fdson")
+BEST_OF = ("SquareCB", "SquareCB-ogd", "FastCB", "FastCB-ogd", "SquareCB-fdson", "FastCB-fdson", "LinUCB", "LinUCB-lam3")
 DEFAULTS = ("SquareCB", "FastCB")
 #: the ridge oracle on inputs of at most this dimension (digits 64, Iris 4, USPS 256); above, the OGD oracle (at
 #: d = 400 the ridge oracle is 20-35x slower per round and, on SynSep at 10^4 rounds, no more accurate:
@@ -73,6 +78,10 @@ RIDGE_MAX_D = 300
 #: below it they would only approximate the ridge oracle, which runs there): one rule per data set, not per cell
 #: (docs/squarecb.md#mnist-second-order)
 FDSON_MIN_D = RIDGE_MAX_D + 1
+#: LinUCB's widths read every class's ridge inverse each round (O(K d^2), about K times the ridge oracle's step): it runs
+#: where the ridge oracle does (d <= RIDGE_MAX_D) and to at most this many rounds (loaded machine: digits ~50k rounds/s, USPS ~4k)
+#: -- one rule for every data set, fixed before the runs (docs/squarecb.md#linucb)
+LINUCB_MAX_ROUNDS = 100_000
 VW_MODES = ("squarecb", "epsilon", "cbify")
 #: why a claim may fail, per dataset (measured; docs/squarecb.md)
 WHY = {"synsep": ("SynSep at 10^4 rounds (mean of 5 seeds): the first ~1,000 rounds of learning per label dominate; "
@@ -135,6 +144,9 @@ def make_squarecb(name: str, K: int, d: int, rho0: float, rho1: float, seed: int
 
     kw = dict(SQUARECB[name])
     cls = getattr(bandit, kw.pop("learner", "SquareCB"))
+    if cls is bandit.LinUCB:  # the ridge oracle only (peers_task skips it above RIDGE_MAX_D)
+        kw.pop("oracle")
+        return cls(n_classes=K, rho0=rho0, rho1=rho1, seed=seed, **kw)
     if d > RIDGE_MAX_D and kw["oracle"] == "ridge":
         kw["oracle"] = "ogd"
     if kw.get("estimate_rates"):
@@ -197,8 +209,14 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
     for name in SQUARECB:
         if SQUARECB[name]["oracle"] == "fdson" and d < FDSON_MIN_D:
             continue
+        n_run, cps_run = n_play, cps
+        if SQUARECB[name].get("learner") == "LinUCB":
+            if d > RIDGE_MAX_D:
+                continue
+            n_run = min(n_play, LINUCB_MAX_ROUNDS)
+            cps_run = cps[cps <= n_run]
         m = make_squarecb(name, K, d, rho0, rho1, int(seed))
-        res = run_stream(m, X, y, n_play, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps)
+        res = run_stream(m, X, y, n_run, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps_run)
         add(name, res, float(m.gamma_scale), m.rates_ if m.estimate_rates else (np.nan, np.nan), m.oracle)
     return {k: np.asarray(v) for k, v in rows.items()}
 
@@ -276,7 +294,7 @@ def paired_se(a: pd.Series, b: pd.Series, r: float = 1.0) -> float:
 
 COLORS = {"Banditron": "tab:blue", "BPA": "tab:orange", "SOBA": "tab:green", "RCNBF": "tab:red", "RCINE": "tab:purple",
           "BPA-h": "gold", "SOBA-h": "lime", "SquareCB": "black", "SquareCB-none": "0.35", "SquareCB-gap": "tab:brown", "SquareCB-gap-est": "tab:pink",
-          "SquareCB-ogd": "tab:olive", "FastCB": "navy", "FastCB-ogd": "darkcyan", "FastCB-optimistic": "slateblue", "SquareCB-fdson": "darkorange", "FastCB-fdson": "teal", "VW squarecb": "tab:cyan", "VW epsilon": "tab:gray", "VW cbify": "tab:gray"}
+          "SquareCB-ogd": "tab:olive", "FastCB": "navy", "FastCB-ogd": "darkcyan", "FastCB-optimistic": "slateblue", "SquareCB-fdson": "darkorange", "FastCB-fdson": "teal", "LinUCB": "crimson", "LinUCB-lam3": "magenta", "VW squarecb": "tab:cyan", "VW epsilon": "tab:gray", "VW cbify": "tab:gray"}
 
 
 def _plot(ctx, df: pd.DataFrame, vw: pd.DataFrame | None, dataset: str) -> None:
