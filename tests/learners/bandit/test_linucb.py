@@ -129,6 +129,7 @@ def test_widths_shrink_where_the_class_was_played():
 @pytest.mark.parametrize("kw, name", [
     (dict(correction="gap"), "correction"), (dict(beta=-1.0), "beta"), (dict(beta=np.nan), "beta"),
     (dict(lam=0.0), "lam"), (dict(n_classes=1), "n_classes"), (dict(rho0=0.6, rho1=0.5), "rho"),
+    (dict(oracle="ogd"), "oracle"), (dict(oracle="lasso"), "oracle"), (dict(oracle="fdson", sketch_size=1), "sketch_size"),
 ])
 def test_bad_parameters_are_named(kw, name):
     m = LinUCB(**{"n_classes": 3, **kw})
@@ -155,3 +156,40 @@ def test_digits_learning_bar_beats_fastcb_at_short_horizon_under_noise(digits):
     lin, fast = np.mean(errs[LinUCB]), np.mean(errs[FastCB])
     assert lin < 0.18
     assert lin < fast
+
+
+def test_fdson_width_equals_ridge_until_the_first_shrink_and_bounds_it_after(digits):
+    """FD-SON's A = alpha I + S^T S: the widths (and so the plays) equal the ridge oracle's while no class has had 2m
+    updates; after shrinks A <= lam I + Z^T Z, so the sketched width is at least the exact one (Woodbury, by NumPy)."""
+    X, y = digits
+    X, y = X[:200], y[:200]
+    r = LinUCB(n_classes=10, rho0=0.1, rho1=0.1, seed=0)
+    f = LinUCB(n_classes=10, oracle="fdson", sketch_size=8, sketch_robust=False, rho0=0.1, rho1=0.1, seed=0)
+    res_r = run_stream(r, X, y, 60, rho0=0.1, rho1=0.1, seed=3, log=True)
+    res_f = run_stream(f, X, y, 60, rho0=0.1, rho1=0.1, seed=3, log=True)
+    assert np.all(f.sketch_rows_ < 16)  # no shrink yet (60 rounds over 10 classes, < 16 updates each)
+    assert np.array_equal(res_r.extra["log"]["played"], res_f.extra["log"]["played"])
+    assert np.allclose(r.W_, f.W_, atol=1e-10, rtol=0)
+    run_stream(f, X, y, 600, rho0=0.1, rho1=0.1, seed=4)
+    run_stream(r, X, y, 600, rho0=0.1, rho1=0.1, seed=4)
+    assert not np.allclose(r.W_, f.W_, atol=1e-6, rtol=0)  # the sketches have shrunk: no longer the ridge oracle
+    rec = f._state_record()
+    for k in range(10):
+        S_k = f.sketch_[k][: int(f.sketch_rows_[k])]
+        A = f.sketch_alpha_[k] * np.eye(65) + S_k.T @ S_k
+        z = np.append(X[7], 1.0)
+        nz = np.flatnonzero(X[7])
+        w2 = L.fdson_width2(rec.oracle, k, nz, X[7][nz], 0, nz.size, np.empty(16))
+        assert w2 == pytest.approx(z @ np.linalg.solve(A, z), rel=1e-9)
+
+
+def test_fdson_per_round_equals_stream(digits):
+    X, y = digits
+    X, y = X[:300], y[:300]
+    kw = dict(n_classes=10, oracle="fdson", sketch_size=4, rho0=0.2, rho1=0.1, seed=3)
+    m1 = LinUCB(**kw)
+    mistakes, _ = per_round(m1, X, y, 800, 0.2, 0.1, seed=4)
+    m2 = LinUCB(**kw)
+    res = run_stream(m2, X, y, 800, rho0=0.2, rho1=0.1, seed=4)
+    assert_same(m1, m2)
+    assert res.played_mistakes[-1] == mistakes

@@ -17,8 +17,9 @@ Every learner is fed the flipped bit.  Learners:
   "target", true rates), "ogd", and "optimistic" (``prior_reward=1``, for the record); the first two also with the
   sketched second-order oracle ("-fdson") on d >= ``FDSON_MIN_D``;
 * LinUCB (Li et al. 2010, Algorithm 1, disjoint models), :class:`nolo.learners.bandit.LinUCB`: the default (lam = 1)
-  and "-lam3" (lam = 3, the stronger prior that won under (0.4, 0.4) on the tuning seeds), true rates, on d <=
-  ``RIDGE_MAX_D`` and to ``LINUCB_MAX_ROUNDS`` rounds (its widths cost O(K d^2) per round).  The claims compare nolo's
+  and "-lam3" (lam = 3, the stronger prior that won under (0.4, 0.4) on the tuning seeds), true rates, ridge oracle
+  (FD-SON sketch on d > ``RIDGE_MAX_D``), to ``LINUCB_MAX_ROUNDS`` rounds (its widths cost O(K d^2) per round with
+  the ridge oracle).  The claims compare nolo's
   best of the fixed-configuration flip-aware learners with the true rates (``BEST_OF``, named in each claim);
   SquareCB's and FastCB's defaults get figures of their own;
 * Vowpal Wabbit 9 (optional): ``--cb_explore_adf --squarecb -q sa`` and ``--cb_explore_adf --epsilon 0.05
@@ -78,9 +79,9 @@ RIDGE_MAX_D = 300
 #: below it they would only approximate the ridge oracle, which runs there): one rule per data set, not per cell
 #: (docs/squarecb.md#mnist-second-order)
 FDSON_MIN_D = RIDGE_MAX_D + 1
-#: LinUCB's widths read every class's ridge inverse each round (O(K d^2), about K times the ridge oracle's step): it runs
-#: where the ridge oracle does (d <= RIDGE_MAX_D) and to at most this many rounds (loaded machine: digits ~50k rounds/s, USPS ~4k)
-#: -- one rule for every data set, fixed before the runs (docs/squarecb.md#linucb)
+#: LinUCB's widths read every class's inverse each round (ridge: O(K d^2), about K times the ridge oracle's step; on
+#: d > RIDGE_MAX_D the FD-SON sketch's, O(K m d)): it runs to at most this many rounds (loaded machine: digits ~50k
+#: rounds/s, USPS ~4k) -- one rule for every data set, fixed before the runs (docs/squarecb.md#linucb)
 LINUCB_MAX_ROUNDS = 100_000
 VW_MODES = ("squarecb", "epsilon", "cbify")
 #: why a claim may fail, per dataset (measured; docs/squarecb.md)
@@ -144,9 +145,8 @@ def make_squarecb(name: str, K: int, d: int, rho0: float, rho1: float, seed: int
 
     kw = dict(SQUARECB[name])
     cls = getattr(bandit, kw.pop("learner", "SquareCB"))
-    if cls is bandit.LinUCB:  # the ridge oracle only (peers_task skips it above RIDGE_MAX_D)
-        kw.pop("oracle")
-        return cls(n_classes=K, rho0=rho0, rho1=rho1, seed=seed, **kw)
+    if cls is bandit.LinUCB and d > RIDGE_MAX_D:  # its widths from the FD-SON sketch (no OGD: it keeps no inverse)
+        kw["oracle"] = "fdson"
     if d > RIDGE_MAX_D and kw["oracle"] == "ridge":
         kw["oracle"] = "ogd"
     if kw.get("estimate_rates"):
@@ -211,8 +211,6 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
             continue
         n_run, cps_run = n_play, cps
         if SQUARECB[name].get("learner") == "LinUCB":
-            if d > RIDGE_MAX_D:
-                continue
             n_run = min(n_play, LINUCB_MAX_ROUNDS)
             cps_run = cps[cps <= n_run]
         m = make_squarecb(name, K, d, rho0, rho1, int(seed))

@@ -2,8 +2,8 @@
 the face of the ridge oracle's own uncertainty instead of SquareCB's fixed exploration schedule.
 
 :class:`LinUCB` is :class:`~nolo.learners.bandit.SquareCB` on its ridge oracle (same per-class recursive least
-squares on z = [x, 1], same flip-aware targets, same compiled update and persistence) with another rule for the
-played label: each round it plays
+squares on z = [x, 1], same flip-aware targets, same compiled update and persistence; or the FD-SON oracle, whose
+sketch gives the widths for large d) with another rule for the played label: each round it plays
 
     a_t = argmax_a  r_hat(x, a) + beta * sigma * sqrt(z^T P_a z),    P_a = (lam I + Z_a^T Z_a)^{-1},
 
@@ -20,15 +20,20 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from nolo._validation import check_choice, check_scalar
+from nolo.exceptions import ParameterError
+from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit import squarecb as S
 from nolo.learners.bandit._simd import argmax_padded
 
-__all__ = ["LinUCB", "LinUCBState", "ridge_width2", "noise_scale", "LINUCB_CORRECTIONS"]
+__all__ = ["LinUCB", "LinUCBState", "ridge_width2", "fdson_width2", "noise_scale", "LINUCB_CORRECTIONS", "LINUCB_ORACLES"]
 
 #: the flip corrections LinUCB offers (SquareCB's "gap" rescales the inverse-gap weight, which LinUCB has not)
 LINUCB_CORRECTIONS = ("none", "target")
+#: the oracles that keep the inverse the widths need (the OGD oracle keeps none)
+LINUCB_ORACLES = ("ridge", "fdson")
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -52,6 +57,50 @@ def ridge_width2(P, idx, val, lo, hi, buf):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def fdson_width2(o, a, idx, val, lo, hi, buf):
+    """z^T A_a^{-1} z for the FD-SON oracle's A_a = alpha_a I + S_a^T S_a (Woodbury: A^{-1} = (I - S^T M S) / alpha,
+    M = (alpha I + S S^T)^{-1} on the L_a rows in use): (z.z - b^T M b) / alpha_a with b = S_a z in ``buf``.
+    O(L nnz + L^2) (Kuzborskij, Cella & Cesa-Bianchi, AISTATS 2019: OFUL's confidence widths from a Frequent
+    Directions sketch).  Exactly the ridge oracle's width until the class's sketch first shrinks."""
+    S = o.sketch[a]
+    M = o.sketch_inv[a]
+    L = int(o.sketch_rows[a])
+    D = S.shape[1]
+    zz = 1.0
+    for t in range(lo, hi):
+        zz += val[t] * val[t]
+    for i in range(L):  # b = S z (z's bias coordinate is 1)
+        Si = S[i]
+        acc = Si[D - 1]
+        for t in range(lo, hi):
+            acc += Si[idx[t]] * val[t]
+        buf[i] = acc
+    bMb = 0.0
+    for i in range(L):
+        Mi = M[i]
+        acc = 0.0
+        for j in range(L):
+            acc += Mi[j] * buf[j]
+        bMb += buf[i] * acc
+    return (zz - bMb) / o.sketch_alpha[a]
+
+
+def oracle_width2(o, a, idx, val, lo, hi, buf):
+    """z^T A_a^{-1} z of class ``a`` under the oracle record ``o`` (compiled code only; dispatches on its type)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(oracle_width2, inline="always")
+def _ov_width2(o, a, idx, val, lo, hi, buf):
+    kind = getattr(o, "instance_class", None)
+    if kind is O.RidgeOracle:
+        return lambda o, a, idx, val, lo, hi, buf: ridge_width2(o.P[a], idx, val, lo, hi, buf)
+    if kind is O.FDSONOracle:
+        return lambda o, a, idx, val, lo, hi, buf: fdson_width2(o, a, idx, val, lo, hi, buf)
+    return None
+
+
+@njit(cache=True, nogil=True, inline="always")
 def noise_scale(state):
     """sigma, the half-range of the fitted target: 1 / (2 kappa) for AM's h(f) = (f - rho0) / kappa (correction
     "target"), 1/2 for the raw bit ("none")."""
@@ -69,9 +118,8 @@ def linucb_adjust(state, Wt, idx, val, lo, hi, s, K):
     and ``state.width[k]`` = beta sigma sqrt(z^T P_k z) for every class k (O(K nnz d))."""
     S.add_bias(state, Wt, idx, val, lo, hi, s, K)
     c = state.beta * noise_scale(state)
-    P = state.oracle.P
     for k in range(K):
-        w2 = ridge_width2(P[k], idx, val, lo, hi, state.zbuf)
+        w2 = oracle_width2(state.oracle, k, idx, val, lo, hi, state.zbuf)
         state.width[k] = c * math.sqrt(w2) if w2 > 0.0 else 0.0
 
 
@@ -93,8 +141,8 @@ def linucb_act(state, sp, K, rng):
 class LinUCBState(NamedTuple("LinUCBFields", [*S.SquareCBState.__annotations__.items(), ("beta", float),
                                                 ("width", np.ndarray), ("zbuf", np.ndarray)])):
     """LinUCB's record: :class:`~nolo.learners.bandit.squarecb.SquareCBState`'s fields (its oracle the ridge
-    oracle's), then ``beta``, the scratch ``width`` (K,) that ``adjust`` fills and ``act`` reads, and ``zbuf`` (d + 1,),
-    the scratch of P_k z."""
+    oracle's or the FD-SON oracle's), then ``beta``, the scratch ``width`` (K,) that ``adjust`` fills and ``act`` reads,
+    and ``zbuf`` (max(d + 1, 2m),), the scratch of P_k z or S_k z."""
 
     __slots__ = ()
     act = linucb_act
@@ -132,17 +180,25 @@ class LinUCB(S.SquareCB):
     under the heaviest noise a stronger prior wins, lam = 3, beta = 2: 0.455 (lam = 3 costs 0.035 noise-free).
     At 10^5 rounds FastCB explores less once confident and wins noise-free (digits: 0.019 vs 0.026).
 
-    Cost: the widths need every class's P_a: O(K nnz d) per round on top of the ridge step, about K times the
-    ridge oracle's; memory K (d + 1)^2 float64 (refused above ``max_bytes``).  The widths are not kept (scratch).
+    Oracles: ``"ridge"`` (default) -- the widths read every class's P_a: O(K nnz d) per round on top of the ridge
+    step, about K times the ridge oracle's; memory K (d + 1)^2 float64 (refused above ``max_bytes``).  ``"fdson"`` --
+    for large d: A_a = alpha_a I + S_a^T S_a of the Frequent Directions sketch (:mod:`.sketch_oracle`) in place of
+    lam I + Z_a^T Z_a, its width (z.z - b^T M_a b) / alpha_a with b = S_a z by Woodbury, O(K m (nnz + m)) per round
+    (sketched OFUL: Kuzborskij, Cella & Cesa-Bianchi, "Efficient Linear Bandits through Matrix Sketching", AISTATS
+    2019); equal to the ridge oracle's until a class's sketch first shrinks (after 2 ``sketch_size`` updates).  The
+    widths are not kept (scratch).
 
     Parameters
     ----------
     n_classes : int >= 2
+    oracle : "ridge" (default) or "fdson" (see above; "ogd" keeps no inverse and is refused)
     beta : float >= 0, default 2 -- the width's multiple (0: greedy on the ridge oracle)
     lam : float > 0, default 1 -- ridge regularisation (P_a starts at I / lam); 3 under flips with kappa <= 0.2
     rho0, rho1 : known flip rates (rho0 + rho1 < 1), default 0
     correction : "target" (default) or "none" (see above)
     max_bytes : largest ridge state accepted, default 2 GiB
+    sketch_size, sketch_robust : the "fdson" oracle's sketch size m (2m rows per class), default 20, and its robust
+        shrink, default True (as :class:`~nolo.learners.bandit.SquareCB`)
     seed : seed of the learner's generator (LinUCB draws nothing; kept for the API)
 
     Examples
@@ -165,9 +221,8 @@ class LinUCB(S.SquareCB):
     (True, True)
     """
 
-    # SquareCB's settings that LinUCB fixes (class attributes, not parameters): the ridge oracle, no schedule, known
-    # rates (the online rate estimate needs the played label's probability, which an argmax rule has not)
-    oracle = "ridge"
+    # SquareCB's settings that LinUCB fixes (class attributes, not parameters): no schedule, known rates (the online
+    # rate estimate needs the played label's probability, which an argmax rule has not)
     gamma_scale = 0.0
     gamma_exponent = 0.0
     estimate_rates = False
@@ -175,31 +230,37 @@ class LinUCB(S.SquareCB):
     pct_top = S.RO.DEFAULT_PCT_TOP
     rho_max = 0.49
     eta = 0.5
-    sketch_size = 20
-    sketch_robust = True
 
-    def __init__(self, n_classes=2, beta=2.0, lam=1.0, rho0=0.0, rho1=0.0, correction="target",
-                 max_bytes=S.O.RIDGE_MAX_BYTES, seed=None):
+    def __init__(self, n_classes=2, oracle="ridge", beta=2.0, lam=1.0, rho0=0.0, rho1=0.0, correction="target",
+                 max_bytes=S.O.RIDGE_MAX_BYTES, sketch_size=20, sketch_robust=True, seed=None):
         self.n_classes = n_classes
+        self.oracle = oracle
         self.beta = beta
         self.lam = lam
         self.rho0 = rho0
         self.rho1 = rho1
         self.correction = correction
         self.max_bytes = max_bytes
+        self.sketch_size = sketch_size
+        self.sketch_robust = sketch_robust
         self.seed = seed
 
     @classmethod
     def _test_params(cls) -> list[dict]:
         """The flip-aware target and the raw bit."""
         return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2},
-                {"n_classes": 3, "correction": "none", "beta": 1.0, "lam": 1.0}]
+                {"n_classes": 3, "correction": "none", "beta": 1.0, "lam": 1.0},
+                {"n_classes": 3, "oracle": "fdson", "sketch_size": 2, "rho0": 0.1, "rho1": 0.2}]
 
     def _validate_params(self) -> None:
         check_choice(self.correction, "correction", LINUCB_CORRECTIONS)
+        if self.oracle == "ogd":
+            raise ParameterError("LinUCB's widths need the oracle's inverse: oracle must be 'ridge' or 'fdson', got "
+                                 "'ogd' (which keeps none)")
+        check_choice(self.oracle, "oracle", LINUCB_ORACLES)
         super()._validate_params()
         check_scalar(self.beta, "beta", low=0.0)
 
     def _state_record(self) -> LinUCBState:
         return LinUCBState(*super()._state_record(), float(self.beta), np.zeros(int(self.n_classes)),
-                           np.zeros(self.W_.shape[1]))
+                           np.zeros(max(self.W_.shape[1], 2 * int(self.sketch_size))))
