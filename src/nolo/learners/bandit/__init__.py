@@ -5,7 +5,10 @@ One module per algorithm: :class:`Perceptron` (full information, AM eq. 2),
 Algorithm 2 with :class:`nolo.noise_rates.NREst`), :class:`BPA` and
 :class:`SOBA` (baselines.md); the classification-to-bandit environment and the
 compiled whole-stream runner (:func:`run_stream`); the exploration rates of AM
-Corollaries 4.1-4.3 and the Theorem 4 bound (:mod:`.exploration`).
+Corollaries 4.1-4.3 and the Theorem 4 bound (:mod:`.exploration`).  Beyond the paper, the flip-aware learners
+on per-class regression oracles (:mod:`.oracles`, :mod:`.sketch_oracle`): :class:`SquareCB` (Foster & Rakhlin
+2020), :class:`FastCB` (Foster & Krishnamurthy 2021) and :class:`LinUCB` (Li et al. 2010, Algorithm 1), and the
+flip-corrected baselines :class:`BPAh` and :class:`SOBAh`.
 
 The core (one job per module): ``_simd`` (score blocks, argmax, the two-row update, prefetch,
 borrowed views), ``_stream`` (the one compiled stream loop, its dense/CSR row accessor, the
