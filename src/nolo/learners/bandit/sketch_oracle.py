@@ -47,14 +47,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-__all__ = ["FDSONOracle", "fdson_oracle", "fdson_update", "fdson_bytes", "fdson_shrink"]
+__all__ = ["FDSONOracle", "fdson_oracle", "fdson_buffer", "fdson_update", "fdson_bytes", "fdson_shrink"]
 
 
 class FDSONOracle(NamedTuple):
     """sketch (K, 2m, D): the rows of S_a; sketch_inv (K, 2m, 2m): (alpha_a I + S_a S_a^T)^{-1} on the first L_a rows;
     sketch_gram (K, 2m, 2m): S_a S_a^T (its new row and column are the b = S_a z of each update: no O(m^2 D) Gram at
     a shrink); sketch_rows (K,): L_a (whole numbers, float64 as every state array of the learner); sketch_alpha (K,):
-    alpha_a; m: the sketch size; robust: alpha_a grows by delta / 2 at each shrink (RFD)."""
+    alpha_a; m: the sketch size; robust: alpha_a grows by delta / 2 at each shrink (RFD); buf (3, max(2m, D)): scratch
+    of the current update (:func:`fdson_buffer`; not state)."""
 
     sketch: np.ndarray
     sketch_inv: np.ndarray
@@ -63,6 +64,7 @@ class FDSONOracle(NamedTuple):
     sketch_alpha: np.ndarray
     m: int
     robust: bool
+    buf: np.ndarray
 
 
 def fdson_bytes(n_classes: int, n_features: int, m: int) -> int:
@@ -70,12 +72,18 @@ def fdson_bytes(n_classes: int, n_features: int, m: int) -> int:
     return int(n_classes) * (2 * int(m) * (int(n_features) + 1) + 8 * int(m) ** 2 + 2) * 8
 
 
+def fdson_buffer(m: int, n_features_plus_1: int) -> np.ndarray:
+    """The FD-SON update's scratch for a sketch of size ``m`` on weights of ``n_features_plus_1`` = d + 1 rows: the
+    update's b = S z and M b (2m each) and its dense direction v (d + 1), so that no array is allocated per round."""
+    return np.zeros((3, max(2 * int(m), int(n_features_plus_1))))
+
+
 def fdson_oracle(n_classes: int, n_features: int, alpha: float, m: int, robust: bool = False) -> FDSONOracle:
     """A fresh FD-SON oracle: empty sketches (L_a = 0, A_a = alpha I); its weights (the caller's (d + 1, K)) start
     at 0."""
     K, D, m = int(n_classes), int(n_features) + 1, int(m)
     return FDSONOracle(np.zeros((K, 2 * m, D)), np.zeros((K, 2 * m, 2 * m)), np.zeros((K, 2 * m, 2 * m)), np.zeros(K),
-                       np.full(K, float(alpha)), m, bool(robust))
+                       np.full(K, float(alpha)), m, bool(robust), fdson_buffer(m, D))
 
 
 @njit(cache=True, nogil=True)
@@ -138,7 +146,8 @@ def fdson_update(o, Wt, idx, val, lo, hi, a, pred, target):
     L = int(o.sketch_rows[a])
     al = o.sketch_alpha[a]
     D = S.shape[1]
-    b = np.empty(L)
+    buf = o.buf
+    b, Mb, v = buf[0, :L], buf[1, :L], buf[2, :D]  # scratch from the record: no allocation per round
     for i in range(L):  # b = S z (z's bias coordinate is 1)
         Si = S[i]
         acc = Si[D - 1]
@@ -148,7 +157,6 @@ def fdson_update(o, Wt, idx, val, lo, hi, a, pred, target):
     zz = 1.0
     for t in range(lo, hi):
         zz += val[t] * val[t]
-    Mb = np.zeros(L)
     for i in range(L):
         Mi = M[i]
         acc = 0.0
@@ -163,7 +171,7 @@ def fdson_update(o, Wt, idx, val, lo, hi, a, pred, target):
     if not (np.isfinite(k) and k > 0.0 and np.isfinite(err) and np.isfinite(bMb)):
         return False
     # v = z - S^T M b (dense), the step err v / k
-    v = np.zeros(D)
+    v[:] = 0.0
     for t in range(lo, hi):
         v[idx[t]] += val[t]
     v[D - 1] += 1.0
