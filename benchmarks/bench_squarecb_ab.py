@@ -9,9 +9,10 @@ median rounds/s per revision and oracle, and the median of the paired ratios B/A
 
 Usage::
 
-    python benchmarks/bench_squarecb_ab.py                         # digits, both oracles, 10^5 / 10^6 rounds
+    python benchmarks/bench_squarecb_ab.py                         # digits, the three oracles, 10^5 / 10^6 rounds
     python benchmarks/bench_squarecb_ab.py h-squarecb . --repeats 7
     python benchmarks/bench_squarecb_ab.py HEAD . --oracles ogd --data digits mnist   # the OGD step, d = 64 and 784
+    python benchmarks/bench_squarecb_ab.py HEAD . --oracles fdson --data mnist        # the FD-SON step
 
 ``--data mnist`` reads the MNIST test set (``nolo.datasets``, unit rows) as ``run_stream``'s
 ``representation="auto"`` does (CSR rows); each round count is per data set and oracle (``ROUNDS``).
@@ -31,9 +32,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_am_kernel_ab import load_revision  # noqa: E402
 
-ROUNDS = {"ridge": 100_000, "ogd": 1_000_000}
-#: rounds of the OGD oracle on MNIST (d = 784; the ridge oracle is O(d^2) per round there)
-MNIST_ROUNDS = {"ridge": 2_000, "ogd": 300_000}
+ROUNDS = {"ridge": 100_000, "ogd": 1_000_000, "fdson": 100_000}
+#: rounds on MNIST (d = 784; the ridge oracle is O(d^2) per round there, FD-SON O(m d))
+MNIST_ROUNDS = {"ridge": 2_000, "ogd": 300_000, "fdson": 20_000}
 
 
 def load(name: str):
@@ -65,7 +66,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("revs", nargs="*", default=["h-squarecb", "."])
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--scale", type=float, default=1.0, help="multiply the rounds (10^5 ridge, 10^6 ogd)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply the rounds (10^5 ridge and fdson, 10^6 ogd)")
     ap.add_argument("--oracles", nargs="+", default=list(ROUNDS), choices=list(ROUNDS))
     ap.add_argument("--data", nargs="+", default=["digits"], choices=["digits", "mnist"])
     args = ap.parse_args(argv)

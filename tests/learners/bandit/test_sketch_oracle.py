@@ -148,6 +148,30 @@ def test_learns_a_linear_function_on_a_low_rank_input():
     assert np.mean(errs[-500:]) < 0.02 < np.mean(errs[:50])
 
 
+def test_scratch_buffer_carries_nothing_between_updates():
+    # the update's b, M b and dense v live in the record's scratch rows (fdson_buffer): whatever an earlier update
+    # (or garbage) left there, every update writes before it reads -- same bits as with a fresh zeroed buffer,
+    # through shrinks (m = 3: one every 4 updates of a class)
+    g = np.random.default_rng(5)
+    K, d, m = 2, 12, 3
+    fresh, dirty = fdson_oracle(K, d, 1.0, m, True), fdson_oracle(K, d, 1.0, m, True)
+    assert fresh.buf.shape == (3, max(2 * m, d + 1))
+    Wf, Wd = np.zeros((d + 1, K)), np.zeros((d + 1, K))
+    r = np.empty(K)
+    for i in range(60):
+        x = g.normal(size=d) * (g.random(d) < 0.6)
+        idx, val, lo, hi = _rows(x)
+        a, target = int(g.integers(0, K)), float(g.integers(0, 2))
+        fresh.buf[:] = 0.0
+        dirty.buf[:] = np.nan if i % 2 else 1e300
+        O.linear_predict(Wf, idx, val, lo, hi, r)
+        assert fdson_update(fresh, Wf, idx, val, lo, hi, a, r[a], target)
+        assert fdson_update(dirty, Wd, idx, val, lo, hi, a, r[a], target)
+        for u, v in zip([Wf, *fresh[:5]], [Wd, *dirty[:5]]):
+            np.testing.assert_array_equal(u, v)
+    assert np.all(fresh.sketch_alpha > 1.0)  # both classes shrank (robust: alpha grew by delta / 2)
+
+
 def test_memory_is_stated():
     assert fdson_bytes(10, 784, 20) == 10 * (40 * 785 + 3200 + 2) * 8
     o = fdson_oracle(10, 784, 1.0, 20)

@@ -51,9 +51,9 @@ from numba.extending import overload
 from nolo.exceptions import ParameterError
 from nolo.learners.bandit._simd import scores
 from nolo.learners.bandit._stream import row_of
-from nolo.learners.bandit.sketch_oracle import FDSONOracle, fdson_oracle, fdson_update
+from nolo.learners.bandit.sketch_oracle import FDSONOracle, fdson_buffer, fdson_oracle, fdson_update
 
-__all__ = ["RidgeOracle", "OGDOracle", "FDSONOracle", "fdson_oracle", "ORACLES", "ridge_oracle", "ogd_oracle", "ogd_buffer", "ridge_update", "ogd_update",
+__all__ = ["RidgeOracle", "OGDOracle", "FDSONOracle", "fdson_oracle", "fdson_buffer", "ORACLES", "ridge_oracle", "ogd_oracle", "ogd_buffer", "ridge_update", "ogd_update",
            "oracle_update", "linear_predict", "fit_rows", "ridge_bytes", "RIDGE_MAX_BYTES"]
 
 ORACLES = ("ridge", "ogd", "fdson")

@@ -45,16 +45,18 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
-__all__ = ["FDSONOracle", "fdson_oracle", "fdson_update", "fdson_bytes", "fdson_shrink"]
+__all__ = ["FDSONOracle", "fdson_oracle", "fdson_buffer", "fdson_update", "fdson_bytes", "fdson_shrink"]
 
 
 class FDSONOracle(NamedTuple):
     """sketch (K, 2m, D): the rows of S_a; sketch_inv (K, 2m, 2m): (alpha_a I + S_a S_a^T)^{-1} on the first L_a rows;
     sketch_gram (K, 2m, 2m): S_a S_a^T (its new row and column are the b = S_a z of each update: no O(m^2 D) Gram at
     a shrink); sketch_rows (K,): L_a (whole numbers, float64 as every state array of the learner); sketch_alpha (K,):
-    alpha_a; m: the sketch size; robust: alpha_a grows by delta / 2 at each shrink (RFD)."""
+    alpha_a; m: the sketch size; robust: alpha_a grows by delta / 2 at each shrink (RFD); buf (3, max(2m, D)): scratch
+    of the current update (:func:`fdson_buffer`; not state)."""
 
     sketch: np.ndarray
     sketch_inv: np.ndarray
@@ -63,6 +65,7 @@ class FDSONOracle(NamedTuple):
     sketch_alpha: np.ndarray
     m: int
     robust: bool
+    buf: np.ndarray
 
 
 def fdson_bytes(n_classes: int, n_features: int, m: int) -> int:
@@ -70,12 +73,18 @@ def fdson_bytes(n_classes: int, n_features: int, m: int) -> int:
     return int(n_classes) * (2 * int(m) * (int(n_features) + 1) + 8 * int(m) ** 2 + 2) * 8
 
 
+def fdson_buffer(m: int, n_features_plus_1: int) -> np.ndarray:
+    """The FD-SON update's scratch for a sketch of size ``m`` on weights of ``n_features_plus_1`` = d + 1 rows: the
+    update's b = S z and M b (2m each) and its dense direction v (d + 1), so that no array is allocated per round."""
+    return np.zeros((3, max(2 * int(m), int(n_features_plus_1))))
+
+
 def fdson_oracle(n_classes: int, n_features: int, alpha: float, m: int, robust: bool = False) -> FDSONOracle:
     """A fresh FD-SON oracle: empty sketches (L_a = 0, A_a = alpha I); its weights (the caller's (d + 1, K)) start
     at 0."""
     K, D, m = int(n_classes), int(n_features) + 1, int(m)
     return FDSONOracle(np.zeros((K, 2 * m, D)), np.zeros((K, 2 * m, 2 * m)), np.zeros((K, 2 * m, 2 * m)), np.zeros(K),
-                       np.full(K, float(alpha)), m, bool(robust))
+                       np.full(K, float(alpha)), m, bool(robust), fdson_buffer(m, D))
 
 
 @njit(cache=True, nogil=True)
@@ -122,6 +131,50 @@ def fdson_shrink(o, a):
     return delta
 
 
+def _column(ix, t):
+    """Column of term t of :func:`_dot_rows`: ``ix[t]`` (a sparse vector's indices), or t itself for ``ix=None`` (a
+    dense vector) (compiled code only)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(_column, inline="always")
+def _ov_column(ix, t):
+    if isinstance(ix, types.NoneType):
+        return lambda ix, t: t
+    return lambda ix, t: np.uint64(ix[t])  # unsigned: no negative-index wrap-around per access
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dot_rows(R, L, ix, vx, first, out):
+    """out[i] = R[i, first] (0.0 for ``first`` < 0) + sum_t R[i, col(t)] vx[t] for the first L rows of R, each sum in
+    increasing t, col(t) = ix[t] (or t for ``ix=None``) -- four rows at a time: four independent chains of additions
+    instead of one, which waits on the adder's latency at every term (each row's operations in the same order: the
+    same bits as row by row).  b = S z (x's non-zeros, ``first`` = the bias column) and M b (``ix=None``)."""
+    n = vx.shape[0]
+    i = 0
+    while i + 4 <= L:
+        R0, R1, R2, R3 = R[i], R[i + 1], R[i + 2], R[i + 3]
+        a0 = a1 = a2 = a3 = 0.0
+        if first >= 0:
+            a0, a1, a2, a3 = R0[first], R1[first], R2[first], R3[first]
+        for t in range(n):
+            j = _column(ix, t)
+            v = vx[t]
+            a0 += R0[j] * v
+            a1 += R1[j] * v
+            a2 += R2[j] * v
+            a3 += R3[j] * v
+        out[i], out[i + 1], out[i + 2], out[i + 3] = a0, a1, a2, a3
+        i += 4
+    while i < L:
+        Ri = R[i]
+        acc = Ri[first] if first >= 0 else 0.0
+        for t in range(n):
+            acc += Ri[_column(ix, t)] * vx[t]
+        out[i] = acc
+        i += 1
+
+
 # not inline="always" (unlike the ridge and OGD steps): inlined into the bandit core's stream loop, its store to
 # o.sketch_rows[a] was lost (numba 0.68; the per-round path kept it) -- caught by per-round == stream; a call per
 # update costs nothing beside its O(m d) work
@@ -138,23 +191,13 @@ def fdson_update(o, Wt, idx, val, lo, hi, a, pred, target):
     L = int(o.sketch_rows[a])
     al = o.sketch_alpha[a]
     D = S.shape[1]
-    b = np.empty(L)
-    for i in range(L):  # b = S z (z's bias coordinate is 1)
-        Si = S[i]
-        acc = Si[D - 1]
-        for t in range(lo, hi):
-            acc += Si[idx[t]] * val[t]
-        b[i] = acc
+    buf = o.buf
+    b, Mb, v = buf[0, :L], buf[1, :L], buf[2, :D]  # scratch from the record: no allocation per round
+    _dot_rows(S, L, idx[lo:hi], val[lo:hi], D - 1, b)  # b = S z (z's bias coordinate is 1)
     zz = 1.0
     for t in range(lo, hi):
         zz += val[t] * val[t]
-    Mb = np.zeros(L)
-    for i in range(L):
-        Mi = M[i]
-        acc = 0.0
-        for j in range(L):
-            acc += Mi[j] * b[j]
-        Mb[i] = acc
+    _dot_rows(M, L, None, b, -1, Mb)  # M b
     bMb = 0.0
     for i in range(L):
         bMb += b[i] * Mb[i]
@@ -163,7 +206,7 @@ def fdson_update(o, Wt, idx, val, lo, hi, a, pred, target):
     if not (np.isfinite(k) and k > 0.0 and np.isfinite(err) and np.isfinite(bMb)):
         return False
     # v = z - S^T M b (dense), the step err v / k
-    v = np.zeros(D)
+    v[:] = 0.0
     for t in range(lo, hi):
         v[idx[t]] += val[t]
     v[D - 1] += 1.0

@@ -394,7 +394,8 @@ class SquareCB(OneBitBanditLearner):
             return O.RidgeOracle(self.P_)
         if self.oracle == "fdson":
             return O.FDSONOracle(self.sketch_, self.sketch_inv_, self.sketch_gram_, self.sketch_rows_,
-                                 self.sketch_alpha_, int(self.sketch_size), bool(self.sketch_robust))
+                                 self.sketch_alpha_, int(self.sketch_size), bool(self.sketch_robust),
+                                 O.fdson_buffer(int(self.sketch_size), self.W_.shape[1]))
         return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, O.ogd_buffer(self.W_.shape[1]), float(self.eta))
 
     def _state_record(self) -> SquareCBState:
