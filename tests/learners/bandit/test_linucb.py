@@ -179,7 +179,7 @@ def test_fdson_width_equals_ridge_until_the_first_shrink_and_bounds_it_after(dig
         A = f.sketch_alpha_[k] * np.eye(65) + S_k.T @ S_k
         z = np.append(X[7], 1.0)
         nz = np.flatnonzero(X[7])
-        w2 = L.fdson_width2(rec.oracle, k, nz, X[7][nz], 0, nz.size, np.empty(16))
+        w2 = L.fdson_width2(rec.oracle, k, nz, X[7][nz], 0, nz.size)
         assert w2 == pytest.approx(z @ np.linalg.solve(A, z), rel=1e-9)
 
 

@@ -27,6 +27,7 @@ from nolo.exceptions import ParameterError
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit import squarecb as S
 from nolo.learners.bandit._simd import argmax_padded
+from nolo.learners.bandit.sketch_oracle import sketch_solve
 
 __all__ = ["LinUCB", "LinUCBState", "ridge_width2", "fdson_width2", "noise_scale", "LINUCB_CORRECTIONS", "LINUCB_ORACLES"]
 
@@ -57,31 +58,13 @@ def ridge_width2(P, idx, val, lo, hi, buf):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def fdson_width2(o, a, idx, val, lo, hi, buf):
+def fdson_width2(o, a, idx, val, lo, hi):
     """z^T A_a^{-1} z for the FD-SON oracle's A_a = alpha_a I + S_a^T S_a (Woodbury: A^{-1} = (I - S^T M S) / alpha,
-    M = (alpha I + S S^T)^{-1} on the L_a rows in use): (z.z - b^T M b) / alpha_a with b = S_a z in ``buf``.
+    M = (alpha I + S S^T)^{-1} on the L_a rows in use): (z.z - b^T M b) / alpha_a with b = S_a z
+    (:func:`~nolo.learners.bandit.sketch_oracle.sketch_solve`, in the oracle's own scratch, free before its step).
     O(L nnz + L^2) (Kuzborskij, Cella & Cesa-Bianchi, AISTATS 2019: OFUL's confidence widths from a Frequent
     Directions sketch).  Exactly the ridge oracle's width until the class's sketch first shrinks."""
-    S = o.sketch[a]
-    M = o.sketch_inv[a]
-    L = int(o.sketch_rows[a])
-    D = S.shape[1]
-    zz = 1.0
-    for t in range(lo, hi):
-        zz += val[t] * val[t]
-    for i in range(L):  # b = S z (z's bias coordinate is 1)
-        Si = S[i]
-        acc = Si[D - 1]
-        for t in range(lo, hi):
-            acc += Si[idx[t]] * val[t]
-        buf[i] = acc
-    bMb = 0.0
-    for i in range(L):
-        Mi = M[i]
-        acc = 0.0
-        for j in range(L):
-            acc += Mi[j] * buf[j]
-        bMb += buf[i] * acc
+    zz, bMb = sketch_solve(o, a, idx, val, lo, hi, o.buf[0], o.buf[1])
     return (zz - bMb) / o.sketch_alpha[a]
 
 
@@ -96,7 +79,7 @@ def _ov_width2(o, a, idx, val, lo, hi, buf):
     if kind is O.RidgeOracle:
         return lambda o, a, idx, val, lo, hi, buf: ridge_width2(o.P[a], idx, val, lo, hi, buf)
     if kind is O.FDSONOracle:
-        return lambda o, a, idx, val, lo, hi, buf: fdson_width2(o, a, idx, val, lo, hi, buf)
+        return lambda o, a, idx, val, lo, hi, buf: fdson_width2(o, a, idx, val, lo, hi)
     return None
 
 
@@ -142,7 +125,7 @@ class LinUCBState(NamedTuple("LinUCBFields", [*S.SquareCBState.__annotations__.i
                                                 ("width", np.ndarray), ("zbuf", np.ndarray)])):
     """LinUCB's record: :class:`~nolo.learners.bandit.squarecb.SquareCBState`'s fields (its oracle the ridge
     oracle's or the FD-SON oracle's), then ``beta``, the scratch ``width`` (K,) that ``adjust`` fills and ``act`` reads,
-    and ``zbuf`` (max(d + 1, 2m),), the scratch of P_k z or S_k z."""
+    and ``zbuf`` (d + 1,), the scratch of P_k z (the FD-SON oracle has its own)."""
 
     __slots__ = ()
     act = linucb_act
@@ -263,4 +246,4 @@ class LinUCB(S.SquareCB):
 
     def _state_record(self) -> LinUCBState:
         return LinUCBState(*super()._state_record(), float(self.beta), np.zeros(int(self.n_classes)),
-                           np.zeros(max(self.W_.shape[1], 2 * int(self.sketch_size))))
+                           np.zeros(self.W_.shape[1]))

@@ -175,6 +175,27 @@ def _dot_rows(R, L, ix, vx, first, out):
         i += 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def sketch_solve(o, a, idx, val, lo, hi, b, Mb):
+    """For z = [x, 1] (x's non-zeros ``idx[lo:hi]``, ``val[lo:hi]``) and class ``a``'s sketch (L = L_a rows in use):
+    b = S_a z and M_a b into ``b[:L]`` and ``Mb[:L]``; returns (z.z, b^T M_a b).  The step's first half
+    (:func:`fdson_update`) and the confidence width z^T A_a^{-1} z = (z.z - b^T M_a b) / alpha_a of
+    :class:`nolo.learners.bandit.LinUCB` (Woodbury).  O(L nnz + L^2)."""
+    S = o.sketch[a]
+    M = o.sketch_inv[a]
+    L = int(o.sketch_rows[a])
+    D = S.shape[1]
+    _dot_rows(S, L, idx[lo:hi], val[lo:hi], D - 1, b)  # b = S z (z's bias coordinate is 1)
+    zz = 1.0
+    for t in range(lo, hi):
+        zz += val[t] * val[t]
+    _dot_rows(M, L, None, b[:L], -1, Mb)  # M b
+    bMb = 0.0
+    for i in range(L):
+        bMb += b[i] * Mb[i]
+    return zz, bMb
+
+
 # not inline="always" (unlike the ridge and OGD steps): inlined into the bandit core's stream loop, its store to
 # o.sketch_rows[a] was lost (numba 0.68; the per-round path kept it) -- caught by per-round == stream; a call per
 # update costs nothing beside its O(m d) work
@@ -193,14 +214,7 @@ def fdson_update(o, Wt, idx, val, lo, hi, a, pred, target):
     D = S.shape[1]
     buf = o.buf
     b, Mb, v = buf[0, :L], buf[1, :L], buf[2, :D]  # scratch from the record: no allocation per round
-    _dot_rows(S, L, idx[lo:hi], val[lo:hi], D - 1, b)  # b = S z (z's bias coordinate is 1)
-    zz = 1.0
-    for t in range(lo, hi):
-        zz += val[t] * val[t]
-    _dot_rows(M, L, None, b, -1, Mb)  # M b
-    bMb = 0.0
-    for i in range(L):
-        bMb += b[i] * Mb[i]
+    zz, bMb = sketch_solve(o, a, idx, val, lo, hi, b, Mb)
     k = al + zz - bMb
     err = target - pred
     if not (np.isfinite(k) and k > 0.0 and np.isfinite(err) and np.isfinite(bMb)):
