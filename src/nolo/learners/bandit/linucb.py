@@ -109,7 +109,7 @@ def linucb_adjust(state, Wt, idx, val, lo, hi, s, K):
 @njit(cache=True, nogil=True, inline="always")
 def linucb_act(state, sp, K, rng):
     """(greedy label, played label): argmax of the predictions, and of the predictions plus the widths (ties to the
-    smallest label; a NaN upper bound is never played over a finite one).  No random draw."""
+    smallest label).  No random draw."""
     ahat = argmax_padded(sp, K)
     played = ahat
     best = sp[ahat] + state.width[ahat]
