@@ -11,6 +11,7 @@ from sklearn.datasets import load_digits
 from nolo.exceptions import ParameterError
 from nolo.learners.bandit import ClassificationBandit, FastCB, LinUCB, run_stream
 from nolo.learners.bandit import linucb as L
+from nolo.learners.bandit import oracles as O
 from nolo.learners.base import Learner
 
 from cb_state import assert_same, per_round  # tests/learners/bandit/cb_state.py
@@ -53,9 +54,9 @@ def test_width_by_hand():
     # z = (0.6, 0.8, 1): z^T P z = 0.72 + 0.64 + 3 + 2 (0.6 * 0.8 * 0.5 + 0.6 * 0.1 + 0.8 * 0.2) = 4.36 + 0.92 = 5.28
     P = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 3.0]])
     idx, val = np.array([0, 1]), np.array([0.6, 0.8])
-    assert L.ridge_width2(P, idx, val, 0, 2, np.empty(3)) == pytest.approx(5.28, abs=1e-13)
+    assert O.ridge_pz(P, idx, val, 0, 2, np.empty(3)) == pytest.approx(5.28, abs=1e-13)
     # a sparse row: only x_1 = 0.8 -> 0.64 + 3 + 2 * 0.8 * 0.2 = 3.96
-    assert L.ridge_width2(P, np.array([1]), np.array([0.8]), 0, 1, np.empty(3)) == pytest.approx(3.96, abs=1e-13)
+    assert O.ridge_pz(P, np.array([1]), np.array([0.8]), 0, 1, np.empty(3)) == pytest.approx(3.96, abs=1e-13)
 
 
 @pytest.mark.parametrize("correction, rho", [("target", (0.2, 0.1)), ("none", (0.1, 0.3)), ("target", (0.0, 0.0))])

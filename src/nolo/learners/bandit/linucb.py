@@ -29,32 +29,12 @@ from nolo.learners.bandit import squarecb as S
 from nolo.learners.bandit._simd import argmax_padded
 from nolo.learners.bandit.sketch_oracle import sketch_solve
 
-__all__ = ["LinUCB", "LinUCBState", "ridge_width2", "fdson_width2", "noise_scale", "LINUCB_CORRECTIONS", "LINUCB_ORACLES"]
+__all__ = ["LinUCB", "LinUCBState", "fdson_width2", "noise_scale", "LINUCB_CORRECTIONS", "LINUCB_ORACLES"]
 
 #: the flip corrections LinUCB offers (SquareCB's "gap" rescales the inverse-gap weight, which LinUCB has not)
 LINUCB_CORRECTIONS = ("none", "target")
 #: the oracles that keep the inverse the widths need (the OGD oracle keeps none)
 LINUCB_ORACLES = ("ridge", "fdson")
-
-
-@njit(cache=True, nogil=True, inline="always")
-def ridge_width2(P, idx, val, lo, hi, buf):
-    """z^T P z for z = [x, 1] (x's non-zeros ``idx[lo:hi]``, ``val[lo:hi]``; index D - 1 of the symmetric P is the
-    bias), through v = P z in ``buf`` (D,): v = P[d] + sum_t v_t P[j_t] (contiguous rows: vectorised), then
-    z^T v = v[d] + sum_t v_t v[j_t].  O(nnz D)."""
-    d = P.shape[0] - 1
-    row = P[d]
-    for i in range(d + 1):
-        buf[i] = row[i]
-    for t in range(lo, hi):
-        row = P[idx[t]]
-        v = val[t]
-        for i in range(d + 1):
-            buf[i] += row[i] * v
-    acc = buf[d]
-    for t in range(lo, hi):
-        acc += val[t] * buf[idx[t]]
-    return acc
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -69,7 +49,8 @@ def fdson_width2(o, a, idx, val, lo, hi):
 
 
 def oracle_width2(o, a, idx, val, lo, hi, buf):
-    """z^T A_a^{-1} z of class ``a`` under the oracle record ``o`` (compiled code only; dispatches on its type)."""
+    """z^T A_a^{-1} z of class ``a`` under the oracle record ``o`` (compiled code only; dispatches on its type): the
+    ridge oracle's z^T P_a z (:func:`~nolo.learners.bandit.oracles.ridge_pz`, P_a z in ``buf``) or the sketch's."""
     raise NotImplementedError("compiled code only")
 
 
@@ -77,7 +58,7 @@ def oracle_width2(o, a, idx, val, lo, hi, buf):
 def _ov_width2(o, a, idx, val, lo, hi, buf):
     kind = getattr(o, "instance_class", None)
     if kind is O.RidgeOracle:
-        return lambda o, a, idx, val, lo, hi, buf: ridge_width2(o.P[a], idx, val, lo, hi, buf)
+        return lambda o, a, idx, val, lo, hi, buf: O.ridge_pz(o.P[a], idx, val, lo, hi, buf)
     if kind is O.FDSONOracle:
         return lambda o, a, idx, val, lo, hi, buf: fdson_width2(o, a, idx, val, lo, hi)
     return None
@@ -230,7 +211,7 @@ class LinUCB(S.SquareCB):
 
     @classmethod
     def _test_params(cls) -> list[dict]:
-        """The flip-aware target and the raw bit."""
+        """The flip-aware target, the raw bit, and the sketched widths."""
         return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2},
                 {"n_classes": 3, "correction": "none", "beta": 1.0, "lam": 1.0},
                 {"n_classes": 3, "oracle": "fdson", "sketch_size": 2, "rho0": 0.1, "rho1": 0.2}]
