@@ -70,3 +70,23 @@ def test_vw_adf_driver_replays_the_stream():
     r = _vw_adf(X, y, 300, 0.1, 0.1, env_seed=1, seed=0, args="--cb_explore_adf --squarecb -q sa",
                 checkpoints=[100, 300])
     assert r["t"].tolist() == [100, 300] and np.all((r["error_rate"] >= 0) & (r["error_rate"] <= 1))
+
+
+def test_random_feature_candidates_run_at_paper_scale_on_image_data_only():
+    """The RFF candidates (LinUCB, LinUCB-lam3, FastCB on random Fourier features, FD-SON sketch) run at paper
+    scale on the image data sets, to at most LINUCB_MAX_ROUNDS rounds; on digits noise-free (seed 100, a tuning
+    seed, not one of the experiment's) LinUCB on the features beats LinUCB on the pixels by a clear margin."""
+    from nolo.experiments.am import vs_peers as P
+
+    assert P.runs_rff("digits", False) and not P.runs_rff("digits", True) and not P.runs_rff("synsep", False)
+    F = P.rff_rows("digits", False)
+    assert F.shape == (1797, P.RFF_COMPONENTS) and np.allclose(np.linalg.norm(F, axis=1), 1.0)
+    assert np.array_equal(F, P.rff_rows.__wrapped__("digits", False))  # one map per data set: same seed, same rows
+    gammas = {a: 0.05 for a in P.AM_LEARNERS}
+    out = pd.DataFrame(P.peers_task("digits", 0.0, 0.0, 100, False, 10_000, gammas=gammas))
+    last = out[out.t == 10_000].set_index("learner")
+    assert set(P.RFF) <= set(last.index)
+    assert last.loc["LinUCB-rff", "error_rate"] < 0.8 * last.loc["LinUCB", "error_rate"]
+    assert last.loc["LinUCB-rff", "error_rate"] < 0.06
+    quick = pd.DataFrame(P.peers_task("iris", 0.0, 0.0, 0, False, 1_000, gammas=gammas))
+    assert not set(P.RFF) & set(quick.learner)

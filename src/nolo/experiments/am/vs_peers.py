@@ -19,7 +19,10 @@ Every learner is fed the flipped bit.  Learners:
 * LinUCB (Li et al. 2010, Algorithm 1, disjoint models), :class:`nolo.learners.bandit.LinUCB`: the default (lam = 1)
   and "-lam3" (lam = 3, the stronger prior that won under (0.4, 0.4) on the tuning seeds), true rates, ridge oracle
   (FD-SON sketch on d > ``RIDGE_MAX_D``), to ``LINUCB_MAX_ROUNDS`` rounds (its widths cost O(K d^2) per round with
-  the ridge oracle).  The claims compare nolo's
+  the ridge oracle);
+* on random Fourier features of the rows (:class:`nolo.kernels.RandomFourierFeatures`, ``RFF_COMPONENTS`` unit-norm
+  features, paper scale, image data sets): LinUCB, LinUCB-lam3 and FastCB on the FD-SON sketch ("-rff"), to
+  ``LINUCB_MAX_ROUNDS`` rounds, with VW squarecb on the same features beside them.  The claims compare nolo's
   best of the fixed-configuration flip-aware learners with the true rates (``BEST_OF``, named in each claim);
   SquareCB's and FastCB's defaults get figures of their own;
 * Vowpal Wabbit 9 (optional): ``--cb_explore_adf --squarecb -q sa`` and ``--cb_explore_adf --epsilon 0.05
@@ -64,12 +67,27 @@ SQUARECB = {
     "FastCB-fdson": dict(learner="FastCB", oracle="fdson", correction="target"),
     "LinUCB": dict(learner="LinUCB", oracle="ridge", correction="target"),
     "LinUCB-lam3": dict(learner="LinUCB", oracle="ridge", correction="target", lam=3.0),
+    # on random Fourier features of the rows (RFF_COMPONENTS, paper scale, RFF_DATASETS): the FD-SON sketch
+    "LinUCB-rff": dict(learner="LinUCB", oracle="fdson", correction="target", rff=True),
+    "LinUCB-rff-lam3": dict(learner="LinUCB", oracle="fdson", correction="target", lam=3.0, rff=True),
+    "FastCB-rff": dict(learner="FastCB", oracle="fdson", correction="target", rff=True),
 }
 #: nolo's fixed-configuration flip-aware learners given the true rates: the claims are decided on the best of these
 #: per cell (named in the claim's statement); SquareCB's and FastCB's defaults also get a figure each
 #: (not FastCB-optimistic, optimistic initialisation: reported beside them, it is not a default -- it loses on digits at
 #: 10^5 rounds on the tuning data, docs/squarecb.md#synsep)
-BEST_OF = ("SquareCB", "SquareCB-ogd", "FastCB", "FastCB-ogd", "SquareCB-fdson", "FastCB-fdson", "LinUCB", "LinUCB-lam3")
+BEST_OF = ("SquareCB", "SquareCB-ogd", "FastCB", "FastCB-ogd", "SquareCB-fdson", "FastCB-fdson", "LinUCB", "LinUCB-lam3",
+           "LinUCB-rff", "LinUCB-rff-lam3", "FastCB-rff")
+#: the candidates on random Fourier features (:class:`nolo.kernels.RandomFourierFeatures`: Gaussian kernel, bandwidth
+#: by the median heuristic on the rows -- inputs only, no labels --, unit-norm rows, seed RFF_SEED; one map per data
+#: set, shared by every stream): paper scale only (they cost about 10^4 rounds/s; the quick run's length is the
+#: newcomer's first run), on the image data sets only -- SynSep is linearly separable by construction and Iris has
+#: 4 features -- and to LINUCB_MAX_ROUNDS rounds. Fixed before the runs, from the tuning seeds (100-109) on digits and
+#: MNIST (docs/squarecb.md#random-features)
+RFF = tuple(n for n, kw in SQUARECB.items() if kw.get("rff"))
+RFF_COMPONENTS = 1000
+RFF_SEED = 0
+RFF_DATASETS = ("digits", "usps", "mnist", "fashion-mnist")
 DEFAULTS = ("SquareCB", "FastCB")
 #: the ridge oracle on inputs of at most this dimension (digits 64, Iris 4, USPS 256); above, the OGD oracle (at
 #: d = 400 the ridge oracle is 20-35x slower per round and, on SynSep at 10^4 rounds, no more accurate:
@@ -84,6 +102,9 @@ FDSON_MIN_D = RIDGE_MAX_D + 1
 #: rounds/s, USPS ~4k) -- one rule for every data set, fixed before the runs (docs/squarecb.md#linucb)
 LINUCB_MAX_ROUNDS = 100_000
 VW_MODES = ("squarecb", "epsilon", "cbify")
+#: VW squarecb on the random features the RFF candidates see (where they run; the run's first seed to vw_rounds):
+#: reported beside them, so the report says what the features buy each side
+VW_RFF = "squarecb-rff"
 #: why a claim may fail, per dataset (measured; docs/squarecb.md)
 WHY = {"synsep": ("SynSep at 10^4 rounds (mean of 5 seeds): the first ~1,000 rounds of learning per label dominate; with "
                   "LinUCB every cell held in session 6 (quick and paper scale; 0.29-0.59x VW, below BPA noise-free), "
@@ -137,10 +158,28 @@ def extra_runs(seeds, hs) -> dict[int, int]:
     return out
 
 
+def runs_rff(dataset: str, quick: bool) -> bool:
+    """Whether the random-feature candidates (``RFF``) and VW on the same features run on ``dataset``."""
+    return not quick and dataset in RFF_DATASETS
+
+
+@lru_cache(maxsize=2)
+def rff_rows(dataset: str, quick: bool) -> np.ndarray:
+    """The data set's rows mapped by its random Fourier features (RFF_COMPONENTS unit-norm columns, dense; the
+    map drawn from RFF_SEED, bandwidth by the median heuristic on the rows), once per process."""
+    from nolo.kernels import RandomFourierFeatures
+
+    X = C.load(dataset, quick)[0]
+    return RandomFourierFeatures(RFF_COMPONENTS, bandwidth="median", seed=RFF_SEED).fit_transform(X)
+
+
 def make_squarecb(name: str, K: int, d: int, rho0: float, rho1: float, seed: int):
+    """The regression-oracle learner ``name`` of SQUARECB for inputs of width ``d`` (the random features' width
+    for the RFF candidates)."""
     from nolo.learners import bandit
 
     kw = dict(SQUARECB[name])
+    kw.pop("rff", None)
     cls = getattr(bandit, kw.pop("learner", "SquareCB"))
     if cls is bandit.LinUCB and d > RIDGE_MAX_D:  # its widths from the FD-SON sketch (no OGD: it keeps no inverse)
         kw["oracle"] = "fdson"
@@ -204,23 +243,28 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
         m = cls(n_classes=K, gamma=g, rho0=rho0, rho1=rho1, seed=int(seed))
         add(name, run_stream(m, X, y, n_play, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps), g)
     for name in SQUARECB:
-        if SQUARECB[name]["oracle"] == "fdson" and d < FDSON_MIN_D:
+        rff = SQUARECB[name].get("rff", False)
+        if rff and not runs_rff(dataset, quick):
+            continue
+        Xn, dn = (rff_rows(dataset, quick), RFF_COMPONENTS) if rff else (X, d)
+        if SQUARECB[name]["oracle"] == "fdson" and dn < FDSON_MIN_D:
             continue
         n_run, cps_run = n_play, cps
-        if SQUARECB[name].get("learner") == "LinUCB":
+        if rff or SQUARECB[name].get("learner") == "LinUCB":
             n_run = min(n_play, LINUCB_MAX_ROUNDS)
             cps_run = cps[cps <= n_run]
-        m = make_squarecb(name, K, d, rho0, rho1, int(seed))
-        res = run_stream(m, X, y, n_run, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps_run)
+        m = make_squarecb(name, K, dn, rho0, rho1, int(seed))
+        res = run_stream(m, Xn, y, n_run, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps_run)
         add(name, res, float(m.gamma_scale), m.rates_ if m.estimate_rates else (np.nan, np.nan), m.oracle)
     return {k: np.asarray(v) for k, v in rows.items()}
 
 
 @lru_cache(maxsize=2)
-def _shared_lines(dataset: str, quick: bool) -> tuple[str, ...]:
-    """The VW ``shared |s`` lines of a dataset's rows, formatted once per process (the VW tasks of a dataset share
-    them: formatting SynSep's 2 x 10^4 rows cost about a third of a 10^4-round VW run)."""
-    return _adf_shared(C.load(dataset, quick)[0])
+def _shared_lines(dataset: str, quick: bool, rff: bool = False) -> tuple[str, ...]:
+    """The VW ``shared |s`` lines of a dataset's rows (``rff``: of their random features, :func:`rff_rows`),
+    formatted once per process (the VW tasks of a dataset share them: formatting SynSep's 2 x 10^4 rows cost about
+    a third of a 10^4-round VW run)."""
+    return _adf_shared(rff_rows(dataset, quick) if rff else C.load(dataset, quick)[0])
 
 
 def _adf_shared(X) -> tuple[str, ...]:
@@ -272,8 +316,10 @@ def vw_peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool
         r = V.vw_progressive_error(X, y, T, 0.0, 0.0, env_seed=1_000 + int(seed), seed=int(seed), checkpoints=cps,
                                    mode="cbify")
         return {"t": r["t"], "error_rate": r["error_rate"], "seconds": np.full(r["t"].size, r["seconds"])}
-    args = {"squarecb": "--cb_explore_adf --squarecb -q sa", "epsilon": "--cb_explore_adf --epsilon 0.05 -q sa"}[mode]
-    return _vw_adf(X, y, T, rho0, rho1, 1_000 + int(seed), int(seed), args, cps, _shared_lines(dataset, bool(quick)))
+    args = {"squarecb": "--cb_explore_adf --squarecb -q sa", "epsilon": "--cb_explore_adf --epsilon 0.05 -q sa",
+            VW_RFF: "--cb_explore_adf --squarecb -q sa"}[mode]
+    return _vw_adf(X, y, T, rho0, rho1, 1_000 + int(seed), int(seed), args, cps,
+                   _shared_lines(dataset, bool(quick), mode == VW_RFF))
 
 
 def paired_se(a: pd.Series, b: pd.Series, r: float = 1.0) -> float:
@@ -289,7 +335,7 @@ def paired_se(a: pd.Series, b: pd.Series, r: float = 1.0) -> float:
 
 COLORS = {"Banditron": "tab:blue", "BPA": "tab:orange", "SOBA": "tab:green", "RCNBF": "tab:red", "RCINE": "tab:purple",
           "BPA-h": "gold", "SOBA-h": "lime", "SquareCB": "black", "SquareCB-none": "0.35", "SquareCB-gap": "tab:brown", "SquareCB-gap-est": "tab:pink",
-          "SquareCB-ogd": "tab:olive", "FastCB": "navy", "FastCB-ogd": "darkcyan", "FastCB-optimistic": "slateblue", "SquareCB-fdson": "darkorange", "FastCB-fdson": "teal", "LinUCB": "crimson", "LinUCB-lam3": "magenta", "VW squarecb": "tab:cyan", "VW epsilon": "tab:gray", "VW cbify": "tab:gray"}
+          "SquareCB-ogd": "tab:olive", "FastCB": "navy", "FastCB-ogd": "darkcyan", "FastCB-optimistic": "slateblue", "SquareCB-fdson": "darkorange", "FastCB-fdson": "teal", "LinUCB": "crimson", "LinUCB-lam3": "magenta", "LinUCB-rff": "darkred", "LinUCB-rff-lam3": "deeppink", "FastCB-rff": "midnightblue", "VW squarecb-rff": "tab:pink", "VW squarecb": "tab:cyan", "VW epsilon": "tab:gray", "VW cbify": "tab:gray"}
 
 
 def _plot(ctx, df: pd.DataFrame, vw: pd.DataFrame | None, dataset: str) -> None:
@@ -307,7 +353,7 @@ def _plot(ctx, df: pd.DataFrame, vw: pd.DataFrame | None, dataset: str) -> None:
                 ax.plot(g.index, g.values, "-", color=COLORS[name], lw=1.8 if name in DEFAULTS else 1.1, label=name)
         if vw is not None:
             v = vw[(vw.dataset == dataset) & (vw.rho0 == r0) & (vw.rho1 == r1)]
-            for mode in VW_MODES:
+            for mode in (*VW_MODES, VW_RFF):
                 g = v[v["mode"] == mode].groupby("t").error_rate.mean()
                 if not g.empty:
                     ax.plot(g.index, g.values, "--", color=COLORS[f"VW {mode}"], lw=1.2, label=f"VW {mode}")
@@ -368,6 +414,8 @@ def vs_peers(ctx):
         vextra = extra_runs([s0], [h for h in hs if h <= TV])
         vtasks += [{"dataset": d, "rho0": r0, "rho1": r1, "seed": s, "quick": bool(ctx.quick), "rounds": H,
                     "mode": "squarecb"} for d in datasets for (r0, r1) in C.SETTINGS for s, H in vextra.items()]
+        vtasks += [{"dataset": d, "rho0": r0, "rho1": r1, "seed": s0, "quick": bool(ctx.quick), "rounds": TV,
+                    "mode": VW_RFF} for d in datasets if runs_rff(d, ctx.quick) for (r0, r1) in C.SETTINGS]
         vframes = ctx.map(vw_peers_task, vtasks, name="am_vs_peers_vw")
         vw = pd.concat([f.assign(dataset=t["dataset"], rho0=t["rho0"], rho1=t["rho1"], mode=t["mode"], seed=t["seed"])
                         for t, f in zip(vtasks, vframes)], ignore_index=True)
@@ -377,7 +425,11 @@ def vs_peers(ctx):
                    "among nolo's learners."
                    + (f" VW squarecb also ran seeds {', '.join(map(str, vextra))} to "
                       f"{', '.join(sorted({f'{H:,}' for H in vextra.values()}))} rounds, for the short-horizon claims."
-                      if vextra else ""))
+                      if vextra else "")
+                   + (f" On {', '.join(d for d in datasets if runs_rff(d, ctx.quick))} VW squarecb also ran on the "
+                      f"random Fourier features the RFF candidates see ('VW {VW_RFF}', seed {s0}, {TV:,} rounds; "
+                      "figure best_rff_over_vw_squarecb_rff, no claim)."
+                      if any(runs_rff(d, ctx.quick) for d in datasets) else ""))
     # final errors per horizon and seed: a claim at horizon H is decided on the seeds played to H (decision_seeds)
     rows = [df[df.t.isin(hs)].rename(columns={"t": "horizon"})[["dataset", "rho0", "rho1", "horizon", "learner",
                                                                "seed", "error_rate"]]]
@@ -433,6 +485,13 @@ def vs_peers(ctx):
                                           f"bits{over_vw}", figure=f"best_over_vw_squarecb/{key}", op="<=",
                                 threshold=0.7, why=why))
             row.update(vw_squarecb_error=vw_sq, vw_seeds=n_vw, best_over_vw_squarecb=ratio, paired_se_vw=se_vw)
+        if f"VW {VW_RFF}" in e.index and any(n in e.index for n in RFF):
+            # the same random features on both sides (for the record: VW on them ran one seed)
+            rb = min((n for n in RFF if n in e.index), key=lambda n: float(e[n]))
+            vr = float(e[f"VW {VW_RFF}"])
+            figures[f"best_rff_over_vw_squarecb_rff/{key}"] = (float(e[rb]) / max(vr, 1e-12), "ratio")
+            row.update(best_rff=rb, best_rff_error=float(e[rb]), vw_squarecb_rff_error=vr,
+                       best_rff_over_vw_squarecb_rff=float(e[rb]) / max(vr, 1e-12))
         decisions.append(row)
         if H >= 100_000:
             # signed: not knowing the rates may cost at most 0.02 (estimated rates that explore more than the
