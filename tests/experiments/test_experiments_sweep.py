@@ -175,3 +175,44 @@ def test_run_map_stores_and_skips_finished_tasks(tmp_path):
     assert load_results(tmp_path, kind="map")["spec_name"].unique().tolist() == ["squares"]
     assert load_results(tmp_path, kind="run").empty
     assert len(load_results(tmp_path)) == 12  # kind="all" by default: the map tasks too
+
+
+def test_run_map_code_scope_keys_runs_by_the_named_sources_only(tmp_path, monkeypatch):
+    """A map with ``code_scope`` stores the hash of those files only: a change elsewhere in nolo (simulated by
+    shifting the whole-package hash) reuses its runs; a change inside the scope recomputes them."""
+    from nolo.experiments import sweep
+
+    counter = tmp_path / "count"
+    tasks = [{"x": 3.0, "seed": 0, "counter": str(counter)}]
+    scope = ["experiments/am/vw.py", "datasets/"]
+    run_map(square_and_count, tasks, tmp_path / "m", name="sq", code_scope=scope)
+    from nolo.experiments.store import read_run_meta_or_none
+
+    (path,) = (tmp_path / "m").glob("*.parquet")
+    stored = read_run_meta_or_none(path)["code_version"]
+    assert stored == sweep.code_version(tuple(sorted(scope))) and "scoped-" in stored
+    assert stored != sweep.code_version()
+    real = sweep.code_version
+
+    def other_code(scope=None):  # every file outside the scope changed
+        return real(scope) if scope is not None else "0.0.0+elsewhere"
+
+    monkeypatch.setattr(sweep, "code_version", other_code)
+    run_map(square_and_count, tasks, tmp_path / "m", name="sq", code_scope=scope)
+    assert counter.read_text() == "x"  # reused
+    run_map(square_and_count, tasks, tmp_path / "m", name="sq")  # unscoped: keyed by the (changed) package hash
+    assert counter.read_text() == "xx"
+    monkeypatch.setattr(sweep, "code_version", lambda scope=None: "0.0.0+inside")
+    run_map(square_and_count, tasks, tmp_path / "m", name="sq", code_scope=scope)
+    assert counter.read_text() == "xxx"  # a change inside the scope recomputes
+
+
+@pytest.mark.parametrize("scope, match", [(["no/such/file.py"], "matches none"), ("datasets/", "list of path"),
+                                          ([], "list of path"), ([3], "list of path")])
+def test_run_map_code_scope_is_validated(tmp_path, scope, match):
+    from nolo.exceptions import ParameterError
+
+    with pytest.raises(ParameterError, match=match):
+        run_map(square_and_count, [{"x": 1.0, "seed": 0, "counter": str(tmp_path / "c")}], tmp_path / "m",
+                code_scope=scope)
+    assert not (tmp_path / "c").exists()

@@ -148,6 +148,7 @@ class Context:
             backend=self.backend,
             scheduler=self.scheduler,
             show_progress=self.show_progress,
+            code_scope=code_scope,
         )
 
     @property
@@ -155,7 +156,8 @@ class Context:
         """Where ``map(..., shared=True)`` stores runs that several experiments of the paper use (``OUT/<paper>/_shared``)."""
         return self.out_dir.parent / "_shared"
 
-    def map(self, func: Callable, tasks: list[dict], *, name: str | None = None, shared: bool = False):
+    def map(self, func: Callable, tasks: list[dict], *, name: str | None = None, shared: bool = False,
+            code_scope=None):
         """Run ``func(**task)`` for each task (a JSON-able dict) through the sweep engine; returns the
         results as a list of pandas DataFrames, in task order.
 
@@ -163,6 +165,8 @@ class Context:
         1-D arrays / scalars.  Each call is stored as one Parquet file whose id is derived from the
         function's name and the task, so a rerun skips finished tasks.  ``shared=True`` stores them in
         :attr:`shared_runs_dir`, so another experiment of the paper mapping the same tasks reuses them.
+        ``code_scope``: the path prefixes of the source files the tasks' numbers depend on (default: all of nolo;
+        a stored run is reused only while they are unchanged, :func:`nolo.experiments.sweep.code_version`).
         """
         from nolo.experiments.sweep import run_map
 
@@ -175,6 +179,7 @@ class Context:
             backend=self.backend,
             scheduler=self.scheduler,
             show_progress=self.show_progress,
+            code_scope=code_scope,
         )
 
     # -- output --------------------------------------------------------------------------

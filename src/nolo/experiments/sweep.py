@@ -59,21 +59,31 @@ _CODE_EXCLUDE = ("cli/", "experiments/report.py", "experiments/plots.py", "exper
                  "experiments/store.py")
 
 
-@lru_cache(maxsize=1)
-def code_version() -> str:
+@lru_cache(maxsize=16)
+def code_version(scope: tuple[str, ...] | None = None) -> str:
     """``"<version>+<hash>"``: the package version and a hash of nolo's source files (those of
-    ``_CODE_EXCLUDE`` aside), stored with every run so that a run made by other code is recomputed."""
+    ``_CODE_EXCLUDE`` aside), stored with every run so that a run made by other code is recomputed.
+
+    ``scope``: only the files whose path (relative to the package, e.g. ``"experiments/am/vw.py"`` or
+    ``"datasets/"``) starts with one of these prefixes -- for tasks whose numbers depend on a known part of the
+    package (a peer library's runs: ``ctx.map(..., code_scope=...)``), so that a change elsewhere does not
+    recompute them.  Every prefix must match a file (a misspelt one would silently drop a dependency)."""
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
-    for p in sorted(root.rglob("*.py")):
-        rel = p.relative_to(root).as_posix()
-        if rel.startswith(_CODE_EXCLUDE):
-            continue
-        h.update(rel.encode())
+    files = [p for p in sorted(root.rglob("*.py")) if not p.relative_to(root).as_posix().startswith(_CODE_EXCLUDE)]
+    if scope is not None:
+        rels = [p.relative_to(root).as_posix() for p in files]
+        for prefix in scope:
+            if not isinstance(prefix, str) or not any(r.startswith(prefix) for r in rels):
+                raise ParameterError(f"code_scope entries must be path prefixes of nolo's source files (such as "
+                                     f"'experiments/am/vw.py' or 'datasets/'), got {prefix!r}, which matches none")
+        files = [p for p, r in zip(files, rels) if r.startswith(tuple(scope))]
+    for p in files:
+        h.update(p.relative_to(root).as_posix().encode())
         h.update(b"\0")
         h.update(p.read_bytes())
         h.update(b"\0")
-    return f"{__version__}+{h.hexdigest()[:16]}"
+    return f"{__version__}+{'scoped-' if scope is not None else ''}{h.hexdigest()[:16]}"
 
 
 @dataclass
@@ -115,12 +125,13 @@ def current_stats() -> RunStats:
     return _SESSION.stats
 
 
-def _reusable(path: Path, force_since: float | None) -> dict | None:
-    """The metadata of ``path`` if it is a complete run written by this code (and after ``force_since``)."""
+def _reusable(path: Path, force_since: float | None, version: str) -> dict | None:
+    """The metadata of ``path`` if it is a complete run written by this code (``version``, and after
+    ``force_since``)."""
     if not path.is_file():
         return None
     meta = read_run_meta_or_none(path)
-    if not meta or not meta.get("complete") or meta.get("code_version") != code_version():
+    if not meta or not meta.get("complete") or meta.get("code_version") != version:
         return None
     if force_since is not None and path.stat().st_mtime < force_since:
         return None
@@ -290,12 +301,12 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
     out_dir.mkdir(parents=True, exist_ok=True)
     cleanup_tmp(out_dir)
     paths = [out_dir / f"{t['run_id']}.parquet" for t in tasks]
-    tasks = [{**t, "code_version": code_version()} for t in tasks]
+    tasks = [{**t, "code_version": code_version(_scope(t.get("code_scope")))} for t in tasks]
     force_since = time.time() if force else _SESSION.force_since
     stats = _SESSION.stats
     todo = []
     for t, p in zip(tasks, paths):
-        meta = _reusable(p, force_since)
+        meta = _reusable(p, force_since, t["code_version"])
         if meta is None:
             todo.append((t, p))
         else:
@@ -381,10 +392,23 @@ def run_sweep(specs, out_dir: str | os.PathLike, *, seeds: Iterable[int] | None 
     return _load_runs(paths)
 
 
+def _scope(scope) -> tuple[str, ...] | None:
+    if scope is None:
+        return None
+    if isinstance(scope, str) or not all(isinstance(x, str) for x in scope) or not len(scope):
+        raise ParameterError(f"code_scope must be None or a non-empty list of path prefixes, got {scope!r}")
+    return tuple(sorted(scope))
+
+
 def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, name: str | None = None,
             jobs: int = 1, backend: str = "local", scheduler: str | None = None,
-            show_progress: bool | None = None, force: bool = False) -> list[pd.DataFrame]:
-    """Run ``func(**task)`` for every task through the engine; returns one DataFrame per task, in order."""
+            show_progress: bool | None = None, force: bool = False, code_scope=None) -> list[pd.DataFrame]:
+    """Run ``func(**task)`` for every task through the engine; returns one DataFrame per task, in order.
+    ``code_scope``: the source files (path prefixes, :func:`code_version`) the tasks' numbers depend on; None: all
+    of nolo."""
+    code_scope = _scope(code_scope)
+    if code_scope is not None:
+        code_version(code_scope)  # refuses a prefix that matches no file, before any run
     qualname = getattr(func, "__qualname__", "")
     module = getattr(func, "__module__", None)
     if not module or "<" in qualname:
@@ -401,7 +425,7 @@ def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, na
             raise ParameterError(f"tasks[{i}] must be JSON-serialisable (numbers, strings, lists, dicts)") from None
         planned.append({"kind": "map", "run_id": key, "func": path, "task": task, "spec_name": label,
                         "setting": json.dumps(task, sort_keys=True), "learner": None,
-                        "seed": task.get("seed")})
+                        "seed": task.get("seed"), "code_scope": code_scope})
     paths = execute_tasks(planned, out_dir, jobs=jobs, backend=backend, scheduler=scheduler,
                           show_progress=show_progress, force=force)
     import pyarrow.parquet as pq

@@ -39,7 +39,6 @@ learners and VW squarecb alike, with the paired standard error of each decision 
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -47,6 +46,8 @@ import pandas as pd
 from nolo.experiments import Claim, ExperimentResult, experiment
 from nolo.experiments.am import _common as C
 from nolo.experiments.am import vw as V
+from nolo.experiments.am.vs_peers_data import RFF_COMPONENTS, RFF_DATASETS, RFF_SEED, horizons, rff_rows, runs_rff, vw_rounds
+from nolo.experiments.am.vs_peers_vw import VW_CODE, VW_RFF, _vw_adf, vw_peers_task
 
 AM_LEARNERS = ("Banditron", "BPA", "SOBA", "RCNBF", "RCINE")
 #: the flip-corrected AM baselines (true rates; gamma = the tuned gamma of BPA / SOBA): does the correction or the
@@ -85,9 +86,6 @@ BEST_OF = ("SquareCB", "SquareCB-ogd", "FastCB", "FastCB-ogd", "SquareCB-fdson",
 #: 4 features -- and to LINUCB_MAX_ROUNDS rounds. Fixed before the runs, from the tuning seeds (100-109) on digits and
 #: MNIST (docs/squarecb.md#random-features)
 RFF = tuple(n for n, kw in SQUARECB.items() if kw.get("rff"))
-RFF_COMPONENTS = 1000
-RFF_SEED = 0
-RFF_DATASETS = ("digits", "usps", "mnist", "fashion-mnist")
 DEFAULTS = ("SquareCB", "FastCB")
 #: the ridge oracle on inputs of at most this dimension (digits 64, Iris 4, USPS 256); above, the OGD oracle (at
 #: d = 400 the ridge oracle is 20-35x slower per round and, on SynSep at 10^4 rounds, no more accurate:
@@ -102,9 +100,6 @@ FDSON_MIN_D = RIDGE_MAX_D + 1
 #: rounds/s, USPS ~4k) -- one rule for every data set, fixed before the runs (docs/squarecb.md#linucb)
 LINUCB_MAX_ROUNDS = 100_000
 VW_MODES = ("squarecb", "epsilon", "cbify")
-#: VW squarecb on the random features the RFF candidates see (where they run; the run's first seed to vw_rounds):
-#: reported beside them, so the report says what the features buy each side
-VW_RFF = "squarecb-rff"
 #: why a claim may fail, per dataset (measured; docs/squarecb.md)
 WHY = {"synsep": ("SynSep at 10^4 rounds (mean of 5 seeds): the first ~1,000 rounds of learning per label dominate; with "
                   "LinUCB every cell held in session 6 (quick and paper scale; 0.29-0.59x VW, below BPA noise-free), "
@@ -128,14 +123,6 @@ QUICK_DATASETS = ("digits", "synsep", "iris")
 ALL_DATASETS = ("digits", "synsep", "iris", "usps", "mnist")
 
 
-def horizons(quick: bool) -> tuple[int, ...]:
-    return (10_000, 100_000) if quick else (10_000, 100_000, 1_000_000)
-
-
-def vw_rounds(quick: bool) -> int:
-    return 10_000 if quick else 100_000
-
-
 def decision_seeds(seeds, horizon: int) -> list[int]:
     """The seeds a claim at ``horizon`` is decided on: ``seeds`` (the run's), then the next integers up to
     ceil(DECISION_ROUNDS / horizon) seeds in all.
@@ -156,21 +143,6 @@ def extra_runs(seeds, hs) -> dict[int, int]:
         for s in decision_seeds(seeds, H)[len(seeds):]:
             out[s] = max(out.get(s, 0), int(H))
     return out
-
-
-def runs_rff(dataset: str, quick: bool) -> bool:
-    """Whether the random-feature candidates (``RFF``) and VW on the same features run on ``dataset``."""
-    return not quick and dataset in RFF_DATASETS
-
-
-@lru_cache(maxsize=2)
-def rff_rows(dataset: str, quick: bool) -> np.ndarray:
-    """The data set's rows mapped by its random Fourier features (RFF_COMPONENTS unit-norm columns, dense; the
-    map drawn from RFF_SEED, bandwidth by the median heuristic on the rows), once per process."""
-    from nolo.kernels import RandomFourierFeatures
-
-    X = C.load(dataset, quick)[0]
-    return RandomFourierFeatures(RFF_COMPONENTS, bandwidth="median", seed=RFF_SEED).fit_transform(X)
 
 
 def make_squarecb(name: str, K: int, d: int, rho0: float, rho1: float, seed: int):
@@ -257,69 +229,6 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
         res = run_stream(m, Xn, y, n_run, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps_run)
         add(name, res, float(m.gamma_scale), m.rates_ if m.estimate_rates else (np.nan, np.nan), m.oracle)
     return {k: np.asarray(v) for k, v in rows.items()}
-
-
-@lru_cache(maxsize=2)
-def _shared_lines(dataset: str, quick: bool, rff: bool = False) -> tuple[str, ...]:
-    """The VW ``shared |s`` lines of a dataset's rows (``rff``: of their random features, :func:`rff_rows`),
-    formatted once per process (the VW tasks of a dataset share them: formatting SynSep's 2 x 10^4 rows cost about
-    a third of a 10^4-round VW run)."""
-    return _adf_shared(rff_rows(dataset, quick) if rff else C.load(dataset, quick)[0])
-
-
-def _adf_shared(X) -> tuple[str, ...]:
-    return tuple("shared |s " + line[2:] for line in V.feature_lines(X))
-
-
-def _vw_adf(X, y, T: int, rho0: float, rho1: float, env_seed: int, seed: int, args: str, checkpoints,
-            shared=None) -> dict:
-    """VW ``--cb_explore_adf`` (``args``) on the stream: shared features in namespace s, action k as feature a=k in
-    namespace a; we draw the action from VW's pmf (own generator) and teach it the cost 1 - flipped bit.
-    ``shared``: X's shared lines when already formatted (:func:`_shared_lines`)."""
-    import vowpalwabbit
-
-    K = int(y.max()) + 1
-    shared = _adf_shared(X) if shared is None else shared
-    acts = [f"|a a{k}" for k in range(K)]
-    idx, u_flip = V.stream_draws(len(shared), T, env_seed)
-    u_play = np.random.default_rng(seed).random(T)
-    ws = vowpalwabbit.Workspace(f"{args} --quiet --random_seed {int(seed)}")
-    stops = {int(c): k for k, c in enumerate(checkpoints)}
-    errs = np.empty(len(checkpoints))
-    mistakes = 0
-    t0 = time.perf_counter()
-    for t in range(T):
-        i = int(idx[t])
-        pmf = ws.predict([shared[i], *acts])
-        c = np.cumsum(pmf)
-        a = int(min(np.searchsorted(c, u_play[t] * c[-1], side="right"), K - 1))
-        f = int(a == y[i])
-        mistakes += 1 - f
-        u = u_flip[t]
-        f_rho = (0 if u < rho1 else 1) if f else (1 if u < rho0 else 0)  # the channel's rule (FlipChannel)
-        ws.learn([shared[i], *[(f"0:{1 - f_rho}:{pmf[k]} " if k == a else "") + acts[k] for k in range(K)]])
-        if t + 1 in stops:
-            errs[stops[t + 1]] = mistakes / (t + 1)
-    seconds = time.perf_counter() - t0
-    ws.finish()
-    return {"t": np.asarray(checkpoints), "error_rate": errs, "seconds": np.full(len(checkpoints), seconds)}
-
-
-def vw_peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, rounds: int, mode: str) -> dict:
-    """VW on the stream of ``peers_task`` (environment seed 1,000 + seed)."""
-    from nolo.learners.bandit import log_checkpoints
-
-    X, y = C.load(dataset, quick)
-    T = int(rounds)
-    cps = np.union1d(log_checkpoints(T, 25), [h for h in horizons(quick) if h <= T])
-    if mode == "cbify":
-        r = V.vw_progressive_error(X, y, T, 0.0, 0.0, env_seed=1_000 + int(seed), seed=int(seed), checkpoints=cps,
-                                   mode="cbify")
-        return {"t": r["t"], "error_rate": r["error_rate"], "seconds": np.full(r["t"].size, r["seconds"])}
-    args = {"squarecb": "--cb_explore_adf --squarecb -q sa", "epsilon": "--cb_explore_adf --epsilon 0.05 -q sa",
-            VW_RFF: "--cb_explore_adf --squarecb -q sa"}[mode]
-    return _vw_adf(X, y, T, rho0, rho1, 1_000 + int(seed), int(seed), args, cps,
-                   _shared_lines(dataset, bool(quick), mode == VW_RFF))
 
 
 def paired_se(a: pd.Series, b: pd.Series, r: float = 1.0) -> float:
@@ -416,7 +325,7 @@ def vs_peers(ctx):
                     "mode": "squarecb"} for d in datasets for (r0, r1) in C.SETTINGS for s, H in vextra.items()]
         vtasks += [{"dataset": d, "rho0": r0, "rho1": r1, "seed": s0, "quick": bool(ctx.quick), "rounds": TV,
                     "mode": VW_RFF} for d in datasets if runs_rff(d, ctx.quick) for (r0, r1) in C.SETTINGS]
-        vframes = ctx.map(vw_peers_task, vtasks, name="am_vs_peers_vw")
+        vframes = ctx.map(vw_peers_task, vtasks, name="am_vs_peers_vw", code_scope=VW_CODE)
         vw = pd.concat([f.assign(dataset=t["dataset"], rho0=t["rho0"], rho1=t["rho1"], mode=t["mode"], seed=t["seed"])
                         for t, f in zip(vtasks, vframes)], ignore_index=True)
         vw_note = (f"Vowpal Wabbit {'--cb_explore_adf --squarecb -q sa'}, {'--cb_explore_adf --epsilon 0.05 -q sa'} "
