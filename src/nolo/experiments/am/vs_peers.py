@@ -227,7 +227,8 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
             cps_run = cps[cps <= n_run]
         m = make_squarecb(name, K, dn, rho0, rho1, int(seed))
         res = run_stream(m, Xn, y, n_run, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps_run)
-        add(name, res, float(m.gamma_scale), m.rates_ if m.estimate_rates else (np.nan, np.nan), m.oracle)
+        g = np.nan if SQUARECB[name].get("learner") == "LinUCB" else float(m.gamma_scale)  # LinUCB has no gamma
+        add(name, res, g, m.rates_ if m.estimate_rates else (np.nan, np.nan), m.oracle)
     return {k: np.asarray(v) for k, v in rows.items()}
 
 
