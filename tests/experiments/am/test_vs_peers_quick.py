@@ -54,7 +54,7 @@ def test_extra_seed_runs_replay_the_first_rounds_of_a_full_run():
 
 #: the claims that fail at quick scale, each with its why (docs/squarecb.md#synsep-seeds): all at 10^4 rounds, decided
 #: on the mean of 5 seeds -- (kind, cell), kind "am" (<= every AM learner) or "vw" (<= 0.7 x VW squarecb)
-EXPECTED_FAILURES = {("vw", "digits/0.4,0.4/10000")}  # LinUCB-lam3 0.714x (+- 0.022); before LinUCB: FastCB 0.74x
+EXPECTED_FAILURES = {("vw", "digits/0.4,0.4/10000")}  # LinUCB-lam3 0.714x (+- 0.022); at paper scale, on random features, 0.64x
 # (session 5's two SynSep failures, FastCB +0.0013 over BPA noise-free and SquareCB-fdson 0.83x VW under (0.4, 0.4),
 # hold since LinUCB: 0.0101 vs BPA 0.0151 and 0.59x, docs/squarecb.md#linucb)
 
