@@ -233,6 +233,24 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
     return {k: np.asarray(v) for k, v in rows.items()}
 
 
+def vw_tasks(datasets, seeds, quick: bool) -> list[dict]:
+    """VW's tasks of a ``vs-peers`` run: squarecb and epsilon (cbify noise-free) on the run's first seed to
+    :func:`vw_rounds`, squarecb on the extra seeds of the short horizons (:func:`extra_runs`), and squarecb on the
+    random features where the RFF candidates run.  (Their runs are keyed by ``VW_CODE`` only: computed once, they
+    are reused across changes to nolo's learners.)"""
+    TV = vw_rounds(quick)
+    s0 = int(seeds[0])
+    out = [{"dataset": d, "rho0": r0, "rho1": r1, "seed": s0, "quick": bool(quick), "rounds": TV, "mode": mode}
+           for d in datasets for (r0, r1) in C.SETTINGS for mode in VW_MODES
+           if not (mode == "cbify" and (r0, r1) != (0.0, 0.0))]
+    vextra = extra_runs([s0], [h for h in horizons(quick) if h <= TV])
+    out += [{"dataset": d, "rho0": r0, "rho1": r1, "seed": s, "quick": bool(quick), "rounds": H, "mode": "squarecb"}
+            for d in datasets for (r0, r1) in C.SETTINGS for s, H in vextra.items()]
+    out += [{"dataset": d, "rho0": r0, "rho1": r1, "seed": s0, "quick": bool(quick), "rounds": TV, "mode": VW_RFF}
+            for d in datasets if runs_rff(d, quick) for (r0, r1) in C.SETTINGS]
+    return out
+
+
 def paired_se(a: pd.Series, b: pd.Series, r: float = 1.0) -> float:
     """Standard error of the mean of a_s - r b_s over the seeds s both have (NaN below 2 seeds): for r = 1 that of
     the difference of two seed means; for r = mean(a) / mean(b), divided by mean(b), the delta-method standard error
@@ -318,15 +336,8 @@ def vs_peers(ctx):
     if V.available():
         TV = vw_rounds(ctx.quick)
         s0 = int(ctx.seeds[0])
-        vtasks = [{"dataset": d, "rho0": r0, "rho1": r1, "seed": s0, "quick": bool(ctx.quick),
-                   "rounds": TV, "mode": mode}
-                  for d in datasets for (r0, r1) in C.SETTINGS for mode in VW_MODES
-                  if not (mode == "cbify" and (r0, r1) != (0.0, 0.0))]
+        vtasks = vw_tasks(datasets, ctx.seeds, ctx.quick)
         vextra = extra_runs([s0], [h for h in hs if h <= TV])
-        vtasks += [{"dataset": d, "rho0": r0, "rho1": r1, "seed": s, "quick": bool(ctx.quick), "rounds": H,
-                    "mode": "squarecb"} for d in datasets for (r0, r1) in C.SETTINGS for s, H in vextra.items()]
-        vtasks += [{"dataset": d, "rho0": r0, "rho1": r1, "seed": s0, "quick": bool(ctx.quick), "rounds": TV,
-                    "mode": VW_RFF} for d in datasets if runs_rff(d, ctx.quick) for (r0, r1) in C.SETTINGS]
         vframes = ctx.map(vw_peers_task, vtasks, name="am_vs_peers_vw", code_scope=VW_CODE)
         vw = pd.concat([f.assign(dataset=t["dataset"], rho0=t["rho0"], rho1=t["rho1"], mode=t["mode"], seed=t["seed"])
                         for t, f in zip(vtasks, vframes)], ignore_index=True)
