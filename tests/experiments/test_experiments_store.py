@@ -69,7 +69,7 @@ def test_a_run_of_other_code_is_recomputed_and_force_recomputes_once(tmp_path, m
         run_sweep(spec, tmp_path)
     assert (same.reused, same.computed) == (6, 0)
     # an edit of the code (a learner's gradient, say) changes the hash: every run is made again
-    monkeypatch.setattr(sweep_mod, "code_version", lambda: "0.1.0+edited")
+    monkeypatch.setattr(sweep_mod, "code_version", lambda scope=None: "0.1.0+edited")
     with sweep_session() as edited:
         run_sweep(spec, tmp_path)
     assert (edited.reused, edited.computed) == (0, 6)

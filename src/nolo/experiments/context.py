@@ -148,7 +148,6 @@ class Context:
             backend=self.backend,
             scheduler=self.scheduler,
             show_progress=self.show_progress,
-            code_scope=code_scope,
         )
 
     @property
