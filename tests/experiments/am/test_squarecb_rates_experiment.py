@@ -61,7 +61,7 @@ def test_vs_peers_task_runs_every_learner_on_one_stream():
 
 def test_vw_adf_driver_replays_the_stream():
     from nolo.experiments.am import vw as V
-    from nolo.experiments.am.vs_peers import _vw_adf
+    from nolo.experiments.am.vs_peers_vw import _vw_adf
 
     if not V.available():
         pytest.skip("vowpalwabbit not installed")

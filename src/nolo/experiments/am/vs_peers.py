@@ -46,8 +46,8 @@ import pandas as pd
 from nolo.experiments import Claim, ExperimentResult, experiment
 from nolo.experiments.am import _common as C
 from nolo.experiments.am import vw as V
-from nolo.experiments.am.vs_peers_data import RFF_COMPONENTS, RFF_DATASETS, RFF_SEED, horizons, rff_rows, runs_rff, vw_rounds
-from nolo.experiments.am.vs_peers_vw import VW_CODE, VW_RFF, _vw_adf, vw_peers_task
+from nolo.experiments.am.vs_peers_data import RFF_COMPONENTS, horizons, rff_rows, runs_rff, vw_rounds
+from nolo.experiments.am.vs_peers_vw import VW_CODE, VW_RFF, vw_peers_task
 
 AM_LEARNERS = ("Banditron", "BPA", "SOBA", "RCNBF", "RCINE")
 #: the flip-corrected AM baselines (true rates; gamma = the tuned gamma of BPA / SOBA): does the correction or the
