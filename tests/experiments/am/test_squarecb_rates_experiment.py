@@ -72,13 +72,16 @@ def test_vw_adf_driver_replays_the_stream():
     assert r["t"].tolist() == [100, 300] and np.all((r["error_rate"] >= 0) & (r["error_rate"] <= 1))
 
 
-def test_random_feature_candidates_run_at_paper_scale_on_image_data_only():
-    """The RFF candidates (LinUCB, LinUCB-lam3, FastCB on random Fourier features, FD-SON sketch) run at paper
-    scale on the image data sets, to at most LINUCB_MAX_ROUNDS rounds; on digits noise-free (seed 100, a tuning
-    seed, not one of the experiment's) LinUCB on the features beats LinUCB on the pixels by a clear margin."""
+def test_random_feature_candidates_run_on_image_data_only():
+    """The RFF candidates (LinUCB, LinUCB-lam5, FastCB on random Fourier features, FD-SON sketch) run on the image
+    data sets, to at most LINUCB_MAX_ROUNDS rounds at paper scale and QUICK_RFF_ROUNDS at quick scale (VW on the
+    features: paper scale only); on digits noise-free (seed 100, a tuning seed, not one of the experiment's) LinUCB
+    on the features beats LinUCB on the pixels by a clear margin."""
     from nolo.experiments.am import vs_peers as P
 
     assert P.runs_rff("digits", False) and not P.runs_rff("digits", True) and not P.runs_rff("synsep", False)
+    assert (P.rff_rounds("digits", True), P.rff_rounds("digits", False)) == (P.QUICK_RFF_ROUNDS, P.LINUCB_MAX_ROUNDS)
+    assert P.rff_rounds("synsep", True) == P.rff_rounds("iris", False) == 0
     F = P.rff_rows("digits", False)
     assert F.shape == (1797, P.RFF_COMPONENTS) and np.allclose(np.linalg.norm(F, axis=1), 1.0)
     assert np.array_equal(F, P.rff_rows.__wrapped__("digits", False))  # one map per data set: same seed, same rows
@@ -90,3 +93,8 @@ def test_random_feature_candidates_run_at_paper_scale_on_image_data_only():
     assert last.loc["LinUCB-rff", "error_rate"] < 0.06
     quick = pd.DataFrame(P.peers_task("iris", 0.0, 0.0, 0, False, 1_000, gammas=gammas))
     assert not set(P.RFF) & set(quick.learner)
+    # quick scale: the same candidates on digits, over the first QUICK_RFF_ROUNDS rounds of a longer stream only
+    q = pd.DataFrame(P.peers_task("digits", 0.4, 0.4, 100, True, P.QUICK_RFF_ROUNDS + 2_000, gammas=gammas))
+    ends = q.groupby("learner").t.max()
+    assert set(P.RFF) <= set(ends.index)
+    assert (ends[list(P.RFF)] == P.QUICK_RFF_ROUNDS).all() and ends["SquareCB"] == P.QUICK_RFF_ROUNDS + 2_000

@@ -21,8 +21,9 @@ Every learner is fed the flipped bit.  Learners:
   (FD-SON sketch on d > ``RIDGE_MAX_D``), to ``LINUCB_MAX_ROUNDS`` rounds (its widths cost O(K d^2) per round with
   the ridge oracle);
 * on random Fourier features of the rows (:class:`nolo.kernels.RandomFourierFeatures`, ``RFF_COMPONENTS`` unit-norm
-  features, paper scale, image data sets): LinUCB (lam = 1 and 5) and FastCB on the FD-SON sketch ("-rff"), to
-  ``LINUCB_MAX_ROUNDS`` rounds, with VW squarecb on the same features beside them.  The claims compare nolo's
+  features, image data sets): LinUCB (lam = 1 and 5) and FastCB on the FD-SON sketch ("-rff"), to
+  ``LINUCB_MAX_ROUNDS`` rounds (quick scale: ``QUICK_RFF_ROUNDS``), with VW squarecb on the same features beside
+  them at paper scale.  The claims compare nolo's
   best of the fixed-configuration flip-aware learners with the true rates (``BEST_OF``, named in each claim);
   SquareCB's and FastCB's defaults get figures of their own;
 * Vowpal Wabbit 9 (optional): ``--cb_explore_adf --squarecb -q sa`` and ``--cb_explore_adf --epsilon 0.05
@@ -46,7 +47,7 @@ import pandas as pd
 from nolo.experiments import Claim, ExperimentResult, experiment
 from nolo.experiments.am import _common as C
 from nolo.experiments.am import vw as V
-from nolo.experiments.am.vs_peers_data import RFF_COMPONENTS, horizons, rff_rows, runs_rff, vw_rounds
+from nolo.experiments.am.vs_peers_data import RFF_COMPONENTS, RFF_DATASETS, horizons, rff_rows, runs_rff, vw_rounds
 from nolo.experiments.am.vs_peers_vw import VW_CODE, VW_RFF, vw_peers_task
 
 AM_LEARNERS = ("Banditron", "BPA", "SOBA", "RCNBF", "RCINE")
@@ -68,7 +69,7 @@ SQUARECB = {
     "FastCB-fdson": dict(learner="FastCB", oracle="fdson", correction="target"),
     "LinUCB": dict(learner="LinUCB", oracle="ridge", correction="target"),
     "LinUCB-lam3": dict(learner="LinUCB", oracle="ridge", correction="target", lam=3.0),
-    # on random Fourier features of the rows (RFF_COMPONENTS, paper scale, RFF_DATASETS): the FD-SON sketch
+    # on random Fourier features of the rows (RFF_COMPONENTS, RFF_DATASETS, rff_rounds): the FD-SON sketch
     "LinUCB-rff": dict(learner="LinUCB", oracle="fdson", correction="target", rff=True),
     "LinUCB-rff-lam5": dict(learner="LinUCB", oracle="fdson", correction="target", lam=5.0, rff=True),
     "FastCB-rff": dict(learner="FastCB", oracle="fdson", correction="target", rff=True),
@@ -81,11 +82,16 @@ BEST_OF = ("SquareCB", "SquareCB-ogd", "FastCB", "FastCB-ogd", "SquareCB-fdson",
            "LinUCB-rff", "LinUCB-rff-lam5", "FastCB-rff")
 #: the candidates on random Fourier features (:class:`nolo.kernels.RandomFourierFeatures`: Gaussian kernel, bandwidth
 #: by the median heuristic on the rows -- inputs only, no labels --, unit-norm rows, seed RFF_SEED; one map per data
-#: set, shared by every stream): paper scale only (they cost about 10^4 rounds/s; the quick run's length is the
-#: newcomer's first run), on the image data sets only -- SynSep is linearly separable by construction and Iris has
-#: 4 features -- and to LINUCB_MAX_ROUNDS rounds. lam = 5 for the strong prior: on digits under (0.4, 0.4) at 10^4
+#: set, shared by every stream), on the image data sets only -- SynSep is linearly separable by construction and Iris
+#: has 4 features -- and to LINUCB_MAX_ROUNDS rounds (QUICK_RFF_ROUNDS at quick scale: they cost about 10^4
+#: rounds/s, and the quick run's length is the newcomer's first run). lam = 5 for the strong prior: on digits under (0.4, 0.4) at 10^4
 #: rounds (stream seeds 100-159) it erred 0.021-0.025 less than lam = 3, the pixels' choice (docs/squarecb.md#random-features)
 RFF = tuple(n for n, kw in SQUARECB.items() if kw.get("rff"))
+#: at quick scale the RFF candidates run too, on the image data sets the quick run has (digits), but only over the
+#: first QUICK_RFF_ROUNDS rounds of each stream: the short-horizon cells, where heavy noise leaves the linear
+#: learners at the bar (digits (0.4, 0.4) at 10^4: 0.71x VW on the pixels), at about 40 s of a 2-core first run
+#: (LinUCB on 1000 features: ~8k rounds/s); VW on the features stays paper-scale (``runs_rff``)
+QUICK_RFF_ROUNDS = 10_000
 DEFAULTS = ("SquareCB", "FastCB")
 #: the ridge oracle on inputs of at most this dimension (digits 64, Iris 4, USPS 256); above, the OGD oracle (at
 #: d = 400 the ridge oracle is 20-35x slower per round and, on SynSep at 10^4 rounds, no more accurate:
@@ -104,10 +110,9 @@ VW_MODES = ("squarecb", "epsilon", "cbify")
 WHY = {"synsep": ("SynSep at 10^4 rounds (mean of 5 seeds): the first ~1,000 rounds of learning per label dominate; with "
                   "LinUCB every cell held in session 6 (quick and paper scale; 0.29-0.59x VW, below BPA noise-free), "
                   "FastCB alone had trailed BPA noise-free and missed 0.7x under (0.4, 0.4) -- docs/squarecb.md#linucb"),
-       "digits": ("digits at 10^4 rounds under (0.4, 0.4), kappa = 0.2 (mean of 5 seeds), quick scale: LinUCB-lam3 errs "
-                  "0.71x (+- 0.02) as often as VW squarecb, within one standard error of the 0.7x bar; at paper scale "
-                  "LinUCB on random Fourier features (LinUCB-rff-lam5, not run at quick scale) errs 0.64x on the same "
-                  "streams -- docs/squarecb.md#random-features"),
+       "digits": ("digits at 10^4 rounds under (0.4, 0.4), kappa = 0.2 (mean of 5 seeds): on the pixels LinUCB-lam3 "
+                  "erred 0.71x (+- 0.02) as often as VW squarecb, at the 0.7x bar; on random Fourier features "
+                  "(LinUCB-rff-lam5) 0.64x (+- 0.013) on the same streams -- docs/squarecb.md#random-features"),
        "mnist": ("MNIST (d = 784): on the pixels nolo's linear learners stayed short noise-free and under (0.15, 0.15) at "
                  "10^5 (0.82x, 0.76x: VW's linear learner is near a linear model's floor there) and under (0.4, 0.4) at "
                  "10^4 (0.75x); on random Fourier features (paper scale, session 7) LinUCB-rff errs 0.54x and 0.58x at "
@@ -120,8 +125,10 @@ WHY = {"synsep": ("SynSep at 10^4 rounds (mean of 5 seeds): the first ~1,000 rou
 #: Fixed before the runs it decides (docs/squarecb.md#synsep-seeds): single-seed cells at 10^4 rounds scatter by
 #: +-40 %, 5 seeds cut that by sqrt(5), and cost half of one 10^5-round run per learner (VW: 4 runs of 10^4)
 DECISION_ROUNDS = 50_000
-QUICK_DATASETS = ("digits", "synsep", "iris")
-ALL_DATASETS = ("digits", "synsep", "iris", "usps", "mnist")
+#: in this order so that the first two differ in row type (Iris is dense, the others CSR): the
+#: pool's first two tasks then compile different stream loops (see ``cells`` in :func:`vs_peers`)
+QUICK_DATASETS = ("digits", "iris", "synsep")
+ALL_DATASETS = ("digits", "iris", "synsep", "usps", "mnist")
 
 
 def decision_seeds(seeds, horizon: int) -> list[int]:
@@ -144,6 +151,18 @@ def extra_runs(seeds, hs) -> dict[int, int]:
         for s in decision_seeds(seeds, H)[len(seeds):]:
             out[s] = max(out.get(s, 0), int(H))
     return out
+
+
+def rff_rounds(dataset: str, quick: bool) -> int:
+    """How many rounds of each stream the RFF candidates play on ``dataset`` (0: they do not run there):
+    LINUCB_MAX_ROUNDS on the image data sets (``RFF_DATASETS``), QUICK_RFF_ROUNDS at quick scale.
+
+    >>> rff_rounds("digits", True), rff_rounds("digits", False), rff_rounds("synsep", False)
+    (10000, 100000, 0)
+    """
+    if dataset not in RFF_DATASETS:
+        return 0
+    return QUICK_RFF_ROUNDS if quick else LINUCB_MAX_ROUNDS
 
 
 def make_squarecb(name: str, K: int, d: int, rho0: float, rho1: float, seed: int):
@@ -217,14 +236,14 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
         add(name, run_stream(m, X, y, n_play, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps), g)
     for name in SQUARECB:
         rff = SQUARECB[name].get("rff", False)
-        if rff and not runs_rff(dataset, quick):
+        if rff and not rff_rounds(dataset, quick):
             continue
         Xn, dn = (rff_rows(dataset, quick), RFF_COMPONENTS) if rff else (X, d)
         if SQUARECB[name]["oracle"] == "fdson" and dn < FDSON_MIN_D:
             continue
         n_run, cps_run = n_play, cps
         if rff or SQUARECB[name].get("learner") == "LinUCB":
-            n_run = min(n_play, LINUCB_MAX_ROUNDS)
+            n_run = min(n_play, rff_rounds(dataset, quick) if rff else LINUCB_MAX_ROUNDS)
             cps_run = cps[cps <= n_run]
         m = make_squarecb(name, K, dn, rho0, rho1, int(seed))
         res = run_stream(m, Xn, y, n_run, rho0, rho1, seed=1_000 + int(seed), checkpoints=cps_run)
@@ -318,7 +337,11 @@ def vs_peers(ctx):
     datasets, skipped = C.available(QUICK_DATASETS if ctx.quick else ALL_DATASETS, quick=ctx.quick)
     hs = horizons(ctx.quick)
     T = max(hs)
-    cells = [{"dataset": d, "rho0": r0, "rho1": r1, "quick": bool(ctx.quick)} for d in datasets for (r0, r1) in C.SETTINGS]
+    # data sets interleaved (noise setting, then data set), so that the pool's workers start on different data sets:
+    # each compiles the stream loops for its rows' type (CSR digits, dense SynSep and Iris; on a cold numba cache
+    # ~150 s per type) and then reads the other's from numba's cache, instead of both compiling the same loops
+    # (QUICK_DATASETS' order)
+    cells = [{"dataset": d, "rho0": r0, "rho1": r1, "quick": bool(ctx.quick)} for (r0, r1) in C.SETTINGS for d in datasets]
     t0 = time.perf_counter()
     gframes = ctx.map(gammas_task, [{**c, "rounds": T} for c in cells], name="am_vs_peers_gammas")
     gammas = [dict(zip(f.learner.tolist(), f.gamma.tolist())) for f in gframes]
