@@ -207,6 +207,39 @@ def test_run_map_code_scope_keys_runs_by_the_named_sources_only(tmp_path, monkey
     assert counter.read_text() == "xxx"  # a change inside the scope recomputes
 
 
+def test_run_map_packages_join_the_key(tmp_path, monkeypatch):
+    """``packages``: a peer library's version is part of the stored code version, so upgrading it recomputes the
+    runs; the same version reuses them; a name that is not installed is keyed as absent."""
+    from importlib import metadata
+
+    from nolo.experiments import sweep
+    from nolo.experiments.store import read_run_meta_or_none
+
+    counter = tmp_path / "count"
+    tasks = [{"x": 2.0, "seed": 0, "counter": str(counter)}]
+    run_map(square_and_count, tasks, tmp_path / "m", name="sq", code_scope=["datasets/"], packages=["numpy"])
+    (path,) = (tmp_path / "m").glob("*.parquet")
+    stored = read_run_meta_or_none(path)["code_version"]
+    assert stored.endswith(f"+numpy-{metadata.version('numpy')}") and "scoped-" in stored
+    run_map(square_and_count, tasks, tmp_path / "m", name="sq", code_scope=["datasets/"], packages=["numpy"])
+    assert counter.read_text() == "x"  # same version: reused
+    real = metadata.version
+    monkeypatch.setattr(metadata, "version", lambda name: "999.0" if name == "numpy" else real(name))
+    run_map(square_and_count, tasks, tmp_path / "m", name="sq", code_scope=["datasets/"], packages=["numpy"])
+    assert counter.read_text() == "xx"  # upgraded: recomputed
+    assert sweep.package_versions(("no-such-dist-nolo",)) == "+no-such-dist-nolo-absent"
+
+
+@pytest.mark.parametrize("packages", ["numpy", [], [""], [3]])
+def test_run_map_packages_is_validated(tmp_path, packages):
+    from nolo.exceptions import ParameterError
+
+    with pytest.raises(ParameterError, match="packages must be"):
+        run_map(square_and_count, [{"x": 1.0, "seed": 0, "counter": str(tmp_path / "c")}], tmp_path / "m",
+                packages=packages)
+    assert not (tmp_path / "c").exists()
+
+
 @pytest.mark.parametrize("scope, match", [(["no/such/file.py"], "matches none"), ("datasets/", "list of path"),
                                           ([], "list of path"), ([3], "list of path")])
 def test_run_map_code_scope_is_validated(tmp_path, scope, match):

@@ -156,7 +156,7 @@ class Context:
         return self.out_dir.parent / "_shared"
 
     def map(self, func: Callable, tasks: list[dict], *, name: str | None = None, shared: bool = False,
-            code_scope=None):
+            code_scope=None, packages=None):
         """Run ``func(**task)`` for each task (a JSON-able dict) through the sweep engine; returns the
         results as a list of pandas DataFrames, in task order.
 
@@ -165,7 +165,8 @@ class Context:
         function's name and the task, so a rerun skips finished tasks.  ``shared=True`` stores them in
         :attr:`shared_runs_dir`, so another experiment of the paper mapping the same tasks reuses them.
         ``code_scope``: the path prefixes of the source files the tasks' numbers depend on (default: all of nolo;
-        a stored run is reused only while they are unchanged, :func:`nolo.experiments.sweep.code_version`).
+        a stored run is reused only while they are unchanged, :func:`nolo.experiments.sweep.code_version`);
+        ``packages``: other installed distributions they depend on (a peer library: its version joins the key).
         """
         from nolo.experiments.sweep import run_map
 
@@ -179,6 +180,7 @@ class Context:
             scheduler=self.scheduler,
             show_progress=self.show_progress,
             code_scope=code_scope,
+            packages=packages,
         )
 
     # -- output --------------------------------------------------------------------------

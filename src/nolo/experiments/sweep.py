@@ -86,6 +86,27 @@ def code_version(scope: tuple[str, ...] | None = None) -> str:
     return f"{__version__}+{'scoped-' if scope is not None else ''}{h.hexdigest()[:16]}"
 
 
+def package_versions(packages: tuple[str, ...] | None = None) -> str:
+    """``"+name-version"`` for each installed distribution of ``packages`` (``"+name-absent"`` if not installed),
+    appended to a map's :func:`code_version` (``run_map(..., packages=...)``): runs that call a peer library are
+    recomputed when it is upgraded.  ``""`` for None.
+
+    >>> package_versions(("numpy",)).startswith("+numpy-"), package_versions(None)
+    (True, '')
+    """
+    if not packages:
+        return ""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for name in packages:
+        try:
+            out.append(f"{name}-{version(name)}")
+        except PackageNotFoundError:
+            out.append(f"{name}-absent")
+    return "+" + "+".join(out)
+
+
 @dataclass
 class RunStats:
     """What the sweeps of a session did: runs reused, computed, and the ones that failed."""
@@ -301,7 +322,8 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
     out_dir.mkdir(parents=True, exist_ok=True)
     cleanup_tmp(out_dir)
     paths = [out_dir / f"{t['run_id']}.parquet" for t in tasks]
-    tasks = [{**t, "code_version": code_version(_scope(t.get("code_scope")))} for t in tasks]
+    tasks = [{**t, "code_version": code_version(_scope(t.get("code_scope"))) + package_versions(t.get("packages"))}
+             for t in tasks]
     force_since = time.time() if force else _SESSION.force_since
     stats = _SESSION.stats
     todo = []
@@ -402,11 +424,17 @@ def _scope(scope) -> tuple[str, ...] | None:
 
 def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, name: str | None = None,
             jobs: int = 1, backend: str = "local", scheduler: str | None = None,
-            show_progress: bool | None = None, force: bool = False, code_scope=None) -> list[pd.DataFrame]:
+            show_progress: bool | None = None, force: bool = False, code_scope=None,
+            packages=None) -> list[pd.DataFrame]:
     """Run ``func(**task)`` for every task through the engine; returns one DataFrame per task, in order.
     ``code_scope``: the source files (path prefixes, :func:`code_version`) the tasks' numbers depend on; None: all
-    of nolo."""
+    of nolo.  ``packages``: names of other installed distributions they depend on (a peer library), whose versions
+    join the stored code version (:func:`package_versions`)."""
     code_scope = _scope(code_scope)
+    if packages is not None:
+        if isinstance(packages, str) or not len(packages) or not all(isinstance(x, str) and x for x in packages):
+            raise ParameterError(f"packages must be None or a non-empty list of distribution names, got {packages!r}")
+        packages = tuple(sorted(packages))
     if code_scope is not None:
         code_version(code_scope)  # refuses a prefix that matches no file, before any run
     qualname = getattr(func, "__qualname__", "")
@@ -425,7 +453,7 @@ def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, na
             raise ParameterError(f"tasks[{i}] must be JSON-serialisable (numbers, strings, lists, dicts)") from None
         planned.append({"kind": "map", "run_id": key, "func": path, "task": task, "spec_name": label,
                         "setting": json.dumps(task, sort_keys=True), "learner": None,
-                        "seed": task.get("seed"), "code_scope": code_scope})
+                        "seed": task.get("seed"), "code_scope": code_scope, "packages": packages})
     paths = execute_tasks(planned, out_dir, jobs=jobs, backend=backend, scheduler=scheduler,
                           show_progress=show_progress, force=force)
     import pyarrow.parquet as pq

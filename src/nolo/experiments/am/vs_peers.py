@@ -361,7 +361,8 @@ def vs_peers(ctx):
         s0 = int(ctx.seeds[0])
         vtasks = vw_tasks(datasets, ctx.seeds, ctx.quick)
         vextra = extra_runs([s0], [h for h in hs if h <= TV])
-        vframes = ctx.map(vw_peers_task, vtasks, name="am_vs_peers_vw", code_scope=VW_CODE)
+        vframes = ctx.map(vw_peers_task, vtasks, name="am_vs_peers_vw", code_scope=VW_CODE,
+                          packages=("vowpalwabbit",))
         vw = pd.concat([f.assign(dataset=t["dataset"], rho0=t["rho0"], rho1=t["rho1"], mode=t["mode"], seed=t["seed"])
                         for t, f in zip(vtasks, vframes)], ignore_index=True)
         vw_note = (f"Vowpal Wabbit {'--cb_explore_adf --squarecb -q sa'}, {'--cb_explore_adf --epsilon 0.05 -q sa'} "
