@@ -11,8 +11,8 @@ import numpy as np
 from nolo.experiments.am import _common as C
 
 #: random Fourier features (:class:`nolo.kernels.RandomFourierFeatures`): their number, the map's seed, and the data
-#: sets they run on (paper scale only): the image data sets -- SynSep is linearly separable by construction, Iris
-#: has 4 features (docs/squarecb.md#random-features)
+#: sets they run on: the image data sets -- SynSep is linearly separable by construction, Iris has 4 features
+#: (docs/squarecb.md#random-features; the candidates' rounds per scale: ``vs_peers.rff_rounds``)
 RFF_COMPONENTS = 1000
 RFF_SEED = 0
 RFF_DATASETS = ("digits", "usps", "mnist", "fashion-mnist")
@@ -27,7 +27,8 @@ def vw_rounds(quick: bool) -> int:
 
 
 def runs_rff(dataset: str, quick: bool) -> bool:
-    """Whether the random-feature candidates (``RFF``) and VW on the same features run on ``dataset``."""
+    """Whether VW squarecb on the random features runs on ``dataset`` (paper scale, ``RFF_DATASETS``; the
+    random-feature candidates themselves also run at quick scale, :func:`nolo.experiments.am.vs_peers.rff_rounds`)."""
     return not quick and dataset in RFF_DATASETS
 
 
