@@ -89,8 +89,9 @@ BEST_OF = ("SquareCB", "SquareCB-ogd", "FastCB", "FastCB-ogd", "SquareCB-fdson",
 RFF = tuple(n for n, kw in SQUARECB.items() if kw.get("rff"))
 #: at quick scale the RFF candidates run too, on the image data sets the quick run has (digits), but only over the
 #: first QUICK_RFF_ROUNDS rounds of each stream: the short-horizon cells, where heavy noise leaves the linear
-#: learners at the bar (digits (0.4, 0.4) at 10^4: 0.71x VW on the pixels), at about 40 s of a 2-core first run
-#: (LinUCB on 1000 features: ~8k rounds/s); VW on the features stays paper-scale (``runs_rff``)
+#: learners at the bar (digits (0.4, 0.4) at 10^4: 0.71x VW on the pixels), at about 80 s of CPU in a first run
+#: (30 streams of 10^4 rounds; LinUCB on 1000 features: ~8k rounds/s); VW on the features stays paper-scale
+#: (``runs_rff``)
 QUICK_RFF_ROUNDS = 10_000
 DEFAULTS = ("SquareCB", "FastCB")
 #: the ridge oracle on inputs of at most this dimension (digits 64, Iris 4, USPS 256); above, the OGD oracle (at
@@ -338,7 +339,7 @@ def vs_peers(ctx):
     hs = horizons(ctx.quick)
     T = max(hs)
     # data sets interleaved (noise setting, then data set), so that the pool's workers start on different data sets:
-    # each compiles the stream loops for its rows' type (CSR digits, dense SynSep and Iris; on a cold numba cache
+    # each compiles the stream loops for its rows' type (dense Iris, CSR for the others; on a cold numba cache
     # ~150 s per type) and then reads the other's from numba's cache, instead of both compiling the same loops
     # (QUICK_DATASETS' order)
     cells = [{"dataset": d, "rho0": r0, "rho1": r1, "quick": bool(ctx.quick)} for (r0, r1) in C.SETTINGS for d in datasets]
