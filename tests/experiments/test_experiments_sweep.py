@@ -225,8 +225,10 @@ def test_run_map_packages_join_the_key(tmp_path, monkeypatch):
     assert counter.read_text() == "x"  # same version: reused
     real = metadata.version
     monkeypatch.setattr(metadata, "version", lambda name: "999.0" if name == "numpy" else real(name))
+    sweep.package_versions.cache_clear()  # looked up once per process; an upgrade shows in the next process
     run_map(square_and_count, tasks, tmp_path / "m", name="sq", code_scope=["datasets/"], packages=["numpy"])
     assert counter.read_text() == "xx"  # upgraded: recomputed
+    sweep.package_versions.cache_clear()
     assert sweep.package_versions(("no-such-dist-nolo",)) == "+no-such-dist-nolo-absent"
 
 

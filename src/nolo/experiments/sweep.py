@@ -86,6 +86,7 @@ def code_version(scope: tuple[str, ...] | None = None) -> str:
     return f"{__version__}+{'scoped-' if scope is not None else ''}{h.hexdigest()[:16]}"
 
 
+@lru_cache(maxsize=16)
 def package_versions(packages: tuple[str, ...] | None = None) -> str:
     """``"+name-version"`` for each installed distribution of ``packages`` (``"+name-absent"`` if not installed),
     appended to a map's :func:`code_version` (``run_map(..., packages=...)``): runs that call a peer library are
@@ -422,6 +423,14 @@ def _scope(scope) -> tuple[str, ...] | None:
     return tuple(sorted(scope))
 
 
+def _packages(packages) -> tuple[str, ...] | None:
+    if packages is None:
+        return None
+    if isinstance(packages, str) or not len(packages) or not all(isinstance(x, str) and x for x in packages):
+        raise ParameterError(f"packages must be None or a non-empty list of distribution names, got {packages!r}")
+    return tuple(sorted(packages))
+
+
 def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, name: str | None = None,
             jobs: int = 1, backend: str = "local", scheduler: str | None = None,
             show_progress: bool | None = None, force: bool = False, code_scope=None,
@@ -430,11 +439,7 @@ def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, na
     ``code_scope``: the source files (path prefixes, :func:`code_version`) the tasks' numbers depend on; None: all
     of nolo.  ``packages``: names of other installed distributions they depend on (a peer library), whose versions
     join the stored code version (:func:`package_versions`)."""
-    code_scope = _scope(code_scope)
-    if packages is not None:
-        if isinstance(packages, str) or not len(packages) or not all(isinstance(x, str) and x for x in packages):
-            raise ParameterError(f"packages must be None or a non-empty list of distribution names, got {packages!r}")
-        packages = tuple(sorted(packages))
+    code_scope, packages = _scope(code_scope), _packages(packages)
     if code_scope is not None:
         code_version(code_scope)  # refuses a prefix that matches no file, before any run
     qualname = getattr(func, "__qualname__", "")
