@@ -111,9 +111,10 @@ def test_ogd_learns_a_linear_function():
 
 def _ogd_step_reference(G, S, N, n, eta, Wt, idx, val, lo, hi, a, pred, target):
     """The OGD step as one scalar pass per stage in plain Python (the definition the compiled step's passes must
-    reproduce bit for bit): scales and normaliser, then G and the rates, then the weights."""
+    reproduce bit for bit): scales and normaliser, then G and the rates, then the weights; each sum as four partial
+    sums over the non-zeros' offsets mod 4, added as (s0 + s1) + (s2 + s3)."""
     D = G.shape[0]
-    p, nrm = pred, 1.0
+    p, c = pred, [0.0] * 4  # the normaliser's four partial sums, as pred_per_update's below
     for t in range(lo, hi):
         j, v = idx[t], val[t]
         ax = abs(v)
@@ -126,7 +127,8 @@ def _ogd_step_reference(G, S, N, n, eta, Wt, idx, val, lo, hi, a, pred, target):
                 Wt[j, a] = w_old * (s / ax)
                 p += (Wt[j, a] - w_old) * v
             S[j, a] = s = ax
-        nrm += (v / s) * (v / s)
+        c[(t - lo) % 4] += (v / s) * (v / s)
+    nrm = 1.0 + ((c[0] + c[1]) + (c[2] + c[3]))
     S[D - 1, a] = 1.0
     err = target - p
     if err == 0.0:
@@ -137,13 +139,14 @@ def _ogd_step_reference(G, S, N, n, eta, Wt, idx, val, lo, hi, a, pred, target):
     n[a] += 1.0
     eta_t = eta * math.sqrt(n[a] / N[a])
     rb = 1.0 / math.sqrt(G[D - 1, a])
-    ppu, rates = rb, []
+    rates, q = [], [0.0] * 4  # pred_per_update's four partial sums, over the offsets t - lo = 0, 1, 2, 3 (mod 4)
     for t in range(lo, hi):
         j, v = idx[t], val[t]
         G[j, a] = G[j, a] + g2 * v * v
         rate = 1.0 / (S[j, a] * math.sqrt(G[j, a])) if v != 0.0 else 0.0
         rates.append(rate)
-        ppu += v * v * rate
+        q[(t - lo) % 4] += v * v * rate
+    ppu = rb + ((q[0] + q[1]) + (q[2] + q[3]))
     step = err * (1.0 - math.exp(-eta_t * ppu)) / ppu
     for t in range(lo, hi):
         Wt[idx[t], a] += step * val[t] * rates[t - lo]
@@ -152,7 +155,7 @@ def _ogd_step_reference(G, S, N, n, eta, Wt, idx, val, lo, hi, a, pred, target):
 
 def test_ogd_step_bit_identical_to_the_scalar_definition():
     # the compiled step runs in passes over the non-zeros (gathered buffers, SIMD square roots and divisions,
-    # the sums in order): every array must equal the one-pass scalar definition exactly, through growing
+    # the sums in four partial sums): every array must equal the one-pass scalar definition exactly, through growing
     # scales (rescaled weights), explicit zeros, rows at an offset lo > 0 (CSR) and a target hit exactly
     g = np.random.default_rng(7)
     K, d = 3, 40
