@@ -86,6 +86,23 @@ def test_code_version_hashes_the_sources(tmp_path):
     assert v == code_version() and len(v.split("+")[1]) == 16
 
 
+def test_source_digest_ignores_comments_docstrings_and_layout_but_not_code():
+    from nolo.experiments.sweep import source_digest
+
+    base = b'"""Module."""\n\nclass A:\n    """A class."""\n\n    def f(self, x):\n        """Doc."""\n        return x + 1\n'
+    same = [b"class A:\n    def f(self, x):  # a comment\n        return (x + 1)\n",
+            base.replace(b"Doc.", b"Another docstring, longer."),
+            b"# header\nclass A:\n\n\n    def f(self, x): return x + 1\n"]
+    changed = [base.replace(b"x + 1", b"x + 2"), base.replace(b"x + 1", b"1 + x"),
+               base.replace(b'"""Doc."""', b'"""Doc."""\n        x = "not a docstring"'),
+               base.replace(b"def f", b"def g")]
+    assert all(source_digest(s) == source_digest(base) for s in same)
+    assert len({source_digest(s) for s in changed} | {source_digest(base)}) == len(changed) + 1
+    # a file that does not parse is hashed as its bytes: still deterministic, and still sensitive to any edit
+    bad = b"def f(:\n"
+    assert source_digest(bad) == source_digest(bad) != source_digest(bad + b"# edit")
+
+
 def diverge_or_square(x):
     """A map task that raises NumericalError for x < 0 (as a learner does on inf/NaN)."""
     if x < 0:
