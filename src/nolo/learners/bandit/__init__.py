@@ -7,7 +7,8 @@ Algorithm 2 with :class:`nolo.noise_rates.NREst`), :class:`BPA` and
 compiled whole-stream runner (:func:`run_stream`); the exploration rates of AM
 Corollaries 4.1-4.3 and the Theorem 4 bound (:mod:`.exploration`).  Beyond the paper, the flip-aware learners
 on per-class regression oracles (:mod:`.oracles`, :mod:`.sketch_oracle`): :class:`SquareCB` (Foster & Rakhlin
-2020), :class:`FastCB` (Foster & Krishnamurthy 2021) and :class:`LinUCB` (Li et al. 2010, Algorithm 1), and the
+2020), :class:`FastCB` (Foster & Krishnamurthy 2021) and :class:`LinUCB` (Li et al. 2010, Algorithm 1), nolo's
+nonparametric :class:`KernelLabelTS` (Thompson sampling on the label under a kernel-smoothed flip likelihood), and the
 flip-corrected baselines :class:`BPAh` and :class:`SOBAh`.
 
 The core (one job per module): ``_simd`` (score blocks, argmax, the two-row update, prefetch,
@@ -57,6 +58,7 @@ from nolo.learners.bandit.soba import SOBA
 from nolo.learners.bandit.squarecb import SquareCB
 from nolo.learners.bandit.fastcb import FastCB
 from nolo.learners.bandit.linucb import LinUCB
+from nolo.learners.bandit.kernel_ts import KernelLabelTS
 from nolo.learners.bandit.rate_oracle import oracle_noise_rates
 from nolo.learners.bandit.bpa_corrected import BPAh
 from nolo.learners.bandit.soba_corrected import SOBAh
@@ -79,6 +81,7 @@ __all__ = [
     "SquareCB",
     "FastCB",
     "LinUCB",
+    "KernelLabelTS",
     "oracle_noise_rates",
     "BPAh",
     "SOBAh",

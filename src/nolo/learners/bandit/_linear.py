@@ -97,6 +97,19 @@ class LinearMulticlassMixin:
         check_representable(arr, self.dtype, name)
         return arr
 
+    def _rows(self, X):
+        """``X`` (dense or sparse, checked) as the compiled code's rows (:func:`._stream.dense_rows` /
+        ``csr_rows``) and its number of rows: for the learners whose ``decision_function`` runs compiled."""
+        if sp.issparse(X):
+            X = canonical_csr(X, np.float64)
+            if X.shape[1] != self.n_features_in_:
+                raise ParameterError(f"X must have {self.n_features_in_} features per row, got {X.shape[1]}")
+            if not np.all(np.isfinite(X.data)):
+                raise ParameterError("X must contain only finite values (no NaN or inf)")
+            return _stream.csr_rows(X), X.shape[0]
+        X = np.ascontiguousarray(self._check_X(X), dtype=np.float64)
+        return _stream.dense_rows(X), X.shape[0]
+
     # -- all-or-nothing: a snapshot of the persistent state -------------------------------------
     def _snapshot(self) -> dict:
         snap = {}

@@ -21,20 +21,17 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 from numba.extending import overload
 
 from nolo._validation import check_choice, check_flip_rates, check_int, check_scalar
 from nolo.exceptions import ParameterError, PersistenceError
-from nolo.learners.bandit import _stream
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit import rate_oracle as RO
 from nolo.learners.bandit._linear import OneBitBanditLearner
 from nolo.learners.bandit._pcg64 import uniform
 from nolo.learners.bandit._predict import decision_rows
 from nolo.learners.bandit._simd import argmax_first, argmax_padded
-from nolo.learners.bandit.environment import canonical_csr
 
 __all__ = ["SquareCB", "SquareCBState", "igw_probabilities", "igw_draw", "igw_prob", "CORRECTIONS"]
 
@@ -457,17 +454,6 @@ class SquareCB(OneBitBanditLearner):
         return extra
 
     # -- prediction ----------------------------------------------------------------------------
-    def _rows(self, X):
-        if sp.issparse(X):
-            X = canonical_csr(X, np.float64)
-            if X.shape[1] != self.n_features_in_:
-                raise ParameterError(f"X must have {self.n_features_in_} features per row, got {X.shape[1]}")
-            if not np.all(np.isfinite(X.data)):
-                raise ParameterError("X must contain only finite values (no NaN or inf)")
-            return _stream.csr_rows(X), X.shape[0]
-        X = np.ascontiguousarray(self._check_X(X), dtype=np.float64)
-        return _stream.dense_rows(X), X.shape[0]
-
     def decision_function(self, X) -> np.ndarray:
         """The oracle's predicted rewards r_hat(x, a) = W_a . [x, 1], shape (n, K), with the stream's arithmetic
         (on the scale the oracle fits: see ``correction``)."""
