@@ -5,9 +5,9 @@ The map is kernel PCA on m landmark rows: the kernel matrix K_mm of the landmark
 K_mm = U Lambda U^T, and x is sent to its coordinates on the top r eigenvectors,
 phi(x) = k_m(x) U_r Lambda_r^{-1/2}, where k_m(x) = (k(x, z_1), ..., k(x, z_m)).  Then
 phi(x) . phi(x') = k_m(x) U_r Lambda_r^{-1} U_r^T k_m(x'): the paper's Nyström approximation
-K~ = K_nm K_mm^{-1} K_mn restricted to the r leading components; with r = m it is exact on the landmarks.  Unlike random Fourier
-features (:mod:`nolo.kernels.random_features`) the map adapts to the data, so few components carry most of the
-kernel: in nolo it is the input of nolo's nonparametric flip-aware bandit learner in
+K~ = K_nm K_mm^{-1} K_mn restricted to the r leading components; with r = m it is exact on the landmarks.
+Unlike random Fourier features (:mod:`nolo.kernels.random_features`) the map adapts to the data, so few
+components carry most of the kernel.  In nolo it is the input of nolo's nonparametric flip-aware bandit learner in
 ``nolo reproduce am --only vs-peers``.
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from nolo._validation import check_bool, check_int, check_scalar, check_seed
+from nolo._validation import check_bool, check_int, check_seed
 from nolo.exceptions import NumericalError, ParameterError
-from nolo.kernels.random_features import _rows, median_sq_distance
+from nolo.kernels.random_features import _check_bandwidth, _fit_bandwidth, _input_rows, _rows
 from nolo.random import spawn
 
 __all__ = ["NystroemFeatures"]
@@ -129,12 +129,7 @@ class NystroemFeatures:
     def _check_params(self) -> tuple[int, int, object, int]:
         m = check_int(self.n_landmarks, "n_landmarks", low=1)
         r = check_int(self.n_components, "n_components", low=1)
-        if isinstance(self.bandwidth, str) and self.bandwidth == "median":
-            bw = "median"
-        elif isinstance(self.bandwidth, str):
-            raise ParameterError(f"bandwidth must be 'median' or a real number > 0 (s^2), got {self.bandwidth!r}")
-        else:
-            bw = check_scalar(self.bandwidth, "bandwidth", low=0.0, low_inclusive=False)
+        bw = _check_bandwidth(self.bandwidth)
         check_bool(self.normalize, "normalize")
         check_seed(self.seed)
         return m, r, bw, check_int(self.n_pairs, "n_pairs", low=1)
@@ -145,11 +140,7 @@ class NystroemFeatures:
         m, r, bw, n_pairs = self._check_params()
         X = _rows(X, "X")
         rng_pairs, rng_landmarks = spawn(self.seed, 2)
-        if bw == "median":
-            bw = median_sq_distance(X, n_pairs, rng_pairs)
-            if not bw > 0.0:
-                raise ParameterError("bandwidth='median' needs rows that differ: the median squared distance "
-                                     "between random pairs of X's rows is 0; pass bandwidth as a number")
+        bw = _fit_bandwidth(bw, X, n_pairs, rng_pairs)
         n = X.shape[0]
         if n < 1:
             raise ParameterError("X must have at least 1 row to draw landmarks from, got 0")
@@ -175,12 +166,7 @@ class NystroemFeatures:
     def transform(self, X) -> np.ndarray:
         """phi of each row of ``X`` (2-D array or CSR matrix) as a dense C-contiguous float64 array (n, r), computed
         ``_CHUNK`` rows at a time; a 1-D ``x`` gives phi(x) of shape (r,)."""
-        if not hasattr(self, "projection_"):
-            raise ParameterError("this NystroemFeatures is not fitted yet: call fit(X) first")
-        one = not hasattr(X, "toarray") and np.ndim(X) == 1
-        X = _rows(np.atleast_2d(X) if one else X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X must have {self.n_features_in_} columns (the width fit saw), got {X.shape[1]}")
+        X, one = _input_rows(self, X, hasattr(self, "projection_"))
         n = X.shape[0]
         F = np.empty((n, self.n_components_), dtype=np.float64)
         for start in range(0, n, _CHUNK):
