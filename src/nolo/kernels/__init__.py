@@ -14,7 +14,8 @@ The CSS11 surrogate kernel pairs (``k`` for prediction, ``k_hat`` for
 training on noisy points) live in :mod:`nolo.kernels.surrogate`
 (:class:`GaussianSurrogateKernel`, eq. (5)) and :mod:`nolo.kernels.radial`
 (:class:`RadialKernelApproximation`, appendix E) and are re-exported here; random Fourier features of the Gaussian
-kernel (Rahimi & Recht 2007), the explicit map the bandit learners run on, in :mod:`nolo.kernels.random_features`.
+kernel (Rahimi & Recht 2007), the explicit map the bandit learners run on, in :mod:`nolo.kernels.random_features`;
+truncated Nyström features (Williams & Seeger 2001, kernel PCA on landmark rows) in :mod:`nolo.kernels.nystroem`.
 """
 
 from nolo._registry import Registry
@@ -23,6 +24,7 @@ from nolo.kernels.dot_product import DotProductKernel, ExponentialKernel, Linear
 from nolo.kernels.estimates import FeatureEstimate
 from nolo.kernels.gaussian import GaussianKernel
 from nolo.kernels.grad_length import GradLength, grad_length_estimate
+from nolo.kernels.nystroem import NystroemFeatures
 from nolo.kernels.radial import RadialKernelApproximation
 from nolo.kernels.random_features import RandomFourierFeatures, median_sq_distance
 from nolo.kernels.surrogate import GaussianSurrogateKernel, SurrogateKernelPair
@@ -45,6 +47,7 @@ __all__ = [
     "RadialKernelApproximation",
     "RandomFourierFeatures",
     "median_sq_distance",
+    "NystroemFeatures",
 ]
 
 #: name -> kernel class (:func:`get_kernel`)

@@ -53,6 +53,39 @@ def _rows(X, name: str):
     return check_array(X, name, ndim=2)
 
 
+def _check_bandwidth(bandwidth):
+    """The ``bandwidth`` parameter of a Gaussian kernel's feature map: ``"median"`` or s^2 as a float > 0."""
+    if isinstance(bandwidth, str):
+        if bandwidth != "median":
+            raise ParameterError(f"bandwidth must be 'median' or a real number > 0, got {bandwidth!r}")
+        return "median"
+    return check_scalar(bandwidth, "bandwidth", low=0.0, low_inclusive=False)
+
+
+def _fit_bandwidth(bw, X, n_pairs: int, rng) -> float:
+    """s^2 for the rows ``X``: ``bw`` as given, or with ``"median"`` the median heuristic (:func:`median_sq_distance`
+    over ``n_pairs`` pairs drawn by ``rng``), refusing rows that do not differ."""
+    if bw != "median":
+        return float(bw)
+    bw = median_sq_distance(X, n_pairs, rng)
+    if not bw > 0.0:
+        raise ParameterError("bandwidth='median' needs rows that differ: the median squared distance "
+                             "between random pairs of X's rows is 0; pass bandwidth as a number")
+    return bw
+
+
+def _input_rows(feature_map, X, fitted: bool):
+    """``(rows, one)``: the rows of ``X`` a fitted ``feature_map`` is to transform (2-D array or CSR matrix of the
+    width ``fit`` saw; a 1-D ``x`` is one row, ``one`` True)."""
+    if not fitted:
+        raise ParameterError(f"this {type(feature_map).__name__} is not fitted yet: call fit(X) first")
+    one = not hasattr(X, "toarray") and np.ndim(X) == 1
+    X = _rows(np.atleast_2d(X) if one else X, "X")
+    if X.shape[1] != feature_map.n_features_in_:
+        raise ParameterError(f"X must have {feature_map.n_features_in_} columns (the width fit saw), got {X.shape[1]}")
+    return X, one
+
+
 class RandomFourierFeatures:
     """Random Fourier features of the Gaussian kernel k(x, x') = exp(-||x - x'||^2 / (2 s^2)) (Rahimi & Recht,
     NIPS 2007, Algorithm 1).
@@ -102,12 +135,7 @@ class RandomFourierFeatures:
 
     def _check_params(self) -> tuple[int, object, bool, int]:
         D = check_int(self.n_components, "n_components", low=1)
-        if isinstance(self.bandwidth, str):
-            if self.bandwidth != "median":
-                raise ParameterError(f"bandwidth must be 'median' or a real number > 0, got {self.bandwidth!r}")
-            bw = "median"
-        else:
-            bw = check_scalar(self.bandwidth, "bandwidth", low=0.0, low_inclusive=False)
+        bw = _check_bandwidth(self.bandwidth)
         if not isinstance(self.normalize, (bool, np.bool_)):
             raise ParameterError(f"normalize must be True or False, got {self.normalize!r}")
         check_seed(self.seed)
@@ -119,11 +147,7 @@ class RandomFourierFeatures:
         D, bw, _, n_pairs = self._check_params()
         X = _rows(X, "X")
         rng_pairs, rng_map = spawn(self.seed, 2)
-        if bw == "median":
-            bw = median_sq_distance(X, n_pairs, rng_pairs)
-            if not bw > 0.0:
-                raise ParameterError("bandwidth='median' needs rows that differ: the median squared distance "
-                                     "between random pairs of X's rows is 0; pass bandwidth as a number")
+        bw = _fit_bandwidth(bw, X, n_pairs, rng_pairs)
         d = X.shape[1]
         self.omega_ = rng_map.normal(size=(d, D)) / np.sqrt(bw)
         self.offset_ = rng_map.uniform(0.0, 2.0 * np.pi, size=D)
@@ -134,12 +158,7 @@ class RandomFourierFeatures:
     def transform(self, X) -> np.ndarray:
         """phi of each row of ``X`` (2-D array or CSR matrix) as a dense C-contiguous float64 array (n, D); a 1-D
         ``x`` gives phi(x) of shape (D,)."""
-        if not hasattr(self, "omega_"):
-            raise ParameterError("this RandomFourierFeatures is not fitted yet: call fit(X) first")
-        one = not hasattr(X, "toarray") and np.ndim(X) == 1
-        X = _rows(np.atleast_2d(X) if one else X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ParameterError(f"X must have {self.n_features_in_} columns (the width fit saw), got {X.shape[1]}")
+        X, one = _input_rows(self, X, hasattr(self, "omega_"))
         F = np.asarray(X @ self.omega_)
         F += self.offset_
         np.cos(F, out=F)
