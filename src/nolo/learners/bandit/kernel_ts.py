@@ -191,16 +191,18 @@ class KernelLabelTS(OneBitBanditLearner):
     (docs/squarecb.md#kernel-label-ts).  Its cost grows with the history (O(nnz min(t, budget)) per round), so
     for long streams prefer :class:`~nolo.learners.bandit.FastCB`.
 
-    Tuned (bandwidth = 0.3, temperature = 8) on unit-norm 50-d Nystroem coordinates of USPS (stream seeds
-    5000-5009, never the experiment's) under (0.4, 0.4) at 10^4 rounds: bandwidths 0.15-0.45 and temperatures
-    0.25-16 were scanned (docs/squarecb.md#kernel-label-ts).  The bandwidth is in the rows' own units: rescale
-    it with the rows.
+    Tuned on vs-peers' rows (50 unit-norm Nystroem coordinates, ``nolo.experiments.am.vs_peers.nys_rows``) at 10^4
+    rounds on stream seeds 1100-1119, never the experiment's 1000-1004: first (h, c) = (0.3, 8) on a prototype's
+    USPS streams; then, on USPS under (0.4, 0.4), h in {0.2, 0.25, 0.3, 0.35} x c in {6, 8, 12, 16, 24}, where
+    (0.25, 12-24) err 0.398-0.403 against (0.3, 8)'s 0.433; (0.25, 16) also errs 0.04-0.08 less than (0.3, 8) on
+    digits and MNIST under (0.4, 0.4) and on USPS noise-free and under (0.2, 0.4) (docs/squarecb.md#kernel-label-ts).
+    The bandwidth is in the rows' own units: rescale it with the rows.
 
     Parameters
     ----------
     n_classes : int >= 2
-    bandwidth : float > 0, default 0.3 -- the kernel's h (same units as the rows)
-    temperature : float > 0, default 8 -- c, the tempering of the stored likelihoods
+    bandwidth : float > 0, default 0.25 -- the kernel's h (same units as the rows)
+    temperature : float > 0, default 16 -- c, the tempering of the stored likelihoods
     rho0, rho1 : known flip rates (rho0 + rho1 < 1), default 0
     rate_floor : float in (0, 0.5), default 0.01 -- the rates are floored here in the evidence (a clean bit is
         strong evidence, not infinite)
@@ -227,13 +229,13 @@ class KernelLabelTS(OneBitBanditLearner):
     >>> F = NystroemFeatures(n_landmarks=500, n_components=50, seed=0).fit_transform(X)
     >>> m = KernelLabelTS(n_classes=10, rho0=0.2, rho1=0.2, seed=0)
     >>> res = run_stream(m, F, y, 5_000, rho0=0.2, rho1=0.2, seed=1)
-    >>> bool(res.error_rate[-1] < 0.2), bool(np.mean(m.predict(F) == y) > 0.9)
+    >>> bool(res.error_rate[-1] < 0.2), bool(np.mean(m.predict(F) == y) > 0.8)  # 0.183, 0.878
     (True, True)
     """
 
     dtype = "float64"  # the history's and the scores' precision (not a parameter)
 
-    def __init__(self, n_classes=2, bandwidth=0.3, temperature=8.0, rho0=0.0, rho1=0.0, rate_floor=0.01,
+    def __init__(self, n_classes=2, bandwidth=0.25, temperature=16.0, rho0=0.0, rho1=0.0, rate_floor=0.01,
                  budget=10_000, max_bytes=KERNEL_TS_MAX_BYTES, seed=None):
         self.n_classes = n_classes
         self.bandwidth = bandwidth
