@@ -19,8 +19,9 @@ of being the right one -- and stores (x_t, a_t, e_t).  The score L_k is a Nadara
 flip-aware evidence (nonparametric bandits with covariates: Rigollet & Zeevi, COLT 2010; Reeve, Mellor & Brown,
 ALT 2018 (k-NN UCB)); the coupling of the labels (one label is right, so evidence against a_s raises the others'
 probability) is in the normalisation of P.  This combination is nolo's (no paper proposes it; cite nolo and
-docs/squarecb.md#kernel-label-ts).  Flip-aware twice over: the evidence weights come from the rates, and under
-(rho0, rho1) = (0.4, 0.4) a bit counts log 1.5 = 0.41, a clean bit log(1 / rate_floor) = 4.6.
+docs/squarecb.md#kernel-label-ts).  Flip-aware through the evidence: under (rho0, rho1) = (0.4, 0.4) a bit counts
+log 1.5 = 0.41, a clean bit log(0.99 / 0.01) = 4.6 (the rates are floored at ``rate_floor``); the scores cannot
+overflow (the draw subtracts the largest before exponentiating).
 
 Cost: the kernel sums read every stored context, O(nnz min(t, budget)) per round (``budget`` contexts, first in
 first out), memory d x budget floats.  Meant for low-dimensional rows (e.g. 50 approximate kernel-PCA coordinates,
