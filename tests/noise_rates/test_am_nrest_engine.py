@@ -101,8 +101,8 @@ def test_encode_inputs_equals_the_plain_formula(label_encoding, dtype):
 def test_thread_controller_is_built_once_and_n_threads_none_works():
     X, played, fb = _log(0.2, 0.1, n=300)
     NREst(hidden_layer_sizes=(4,), max_iter=1, random_state=0).fit(X, played, fb)
-    c = nrest_module._thread_controller()
-    assert nrest_module._thread_controller() is c
+    c = nrest_module.thread_controller()
+    assert nrest_module.thread_controller() is c
     a = NREst(hidden_layer_sizes=(4,), max_iter=2, random_state=0, n_threads=None).fit(X, played, fb)
     b = NREst(hidden_layer_sizes=(4,), max_iter=2, random_state=0, n_threads=1).fit(X, played, fb)
     np.testing.assert_allclose(a.q_, b.q_, atol=1e-6)

@@ -58,6 +58,7 @@ import math
 import numpy as np
 
 from nolo._config import Configurable
+from nolo._threads import one_blas_thread
 from nolo._validation import check_array, check_bool, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.surrogate import check_noise_covariance
@@ -231,7 +232,6 @@ def ball_constrained_quadratic(A, b, radius: float, *, tol: float = 1e-12) -> np
 
 #: the correction scales the cross-validation compares
 CV_GRID = np.linspace(0.0, 1.0, 21)
-_BLAS: list = []
 
 
 def _fold_moments(X, noise_cov, folds: int):
@@ -262,11 +262,7 @@ def corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
     give every grid point in ``O(p^2)``: ``(M - g S)^{-1} = L^{-T} V diag(1 / (1 - g k)) V^T L^{-1}``, positive
     definite iff ``g max(k) < 1``.  BLAS runs single-threaded here: on a loaded machine threaded BLAS on these
     small matrices was 10x slower (a 201 x 201 Cholesky factor took 69 ms)."""
-    if not _BLAS:  # one controller per process: building one scans the loaded libraries (milliseconds)
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS.append(ThreadpoolController())
-    with _BLAS[0].limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         return _cv_fold_risks(G_k, C_k, b_k, counts, np.asarray(grid, dtype=float))
 
 

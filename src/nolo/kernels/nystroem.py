@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from nolo._threads import one_blas_thread
 from nolo._validation import check_bool, check_int, check_seed
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.random_features import _check_bandwidth, _fit_bandwidth, _input_rows, _rows
@@ -26,18 +27,13 @@ __all__ = ["NystroemFeatures"]
 _CHUNK = 2048
 #: eigenvalues of K_mm at or below this fraction of the largest are dropped (their directions are rounding noise)
 _RTOL = 1e-10
-_BLAS: list = []  # one threadpoolctl controller per process (building one scans the loaded libraries)
 
 
 def _eigh_one_thread(K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.linalg.eigh(K)`` with BLAS on one thread.  Its tridiagonal reduction is m matrix-vector products, each
     a thread synchronisation when threaded: on a loaded 2-core machine m = 1000 took 0.7-3.9 s threaded against
     0.31 s on one thread, and the threaded result's last bits depend on the thread count."""
-    if not _BLAS:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS.append(ThreadpoolController())
-    with _BLAS[0].limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         return np.linalg.eigh(K)
 
 
@@ -148,14 +144,15 @@ class NystroemFeatures:
         idx = np.sort(rng_landmarks.choice(n, size=m, replace=False))
         Z = X[idx]
         Z = np.ascontiguousarray(Z.toarray() if hasattr(Z, "toarray") else Z, dtype=np.float64)
-        lam, U = _eigh_one_thread(_gaussian_block(Z, Z, _sq_norms(Z), bw))
+        z_sq = _sq_norms(Z)
+        lam, U = _eigh_one_thread(_gaussian_block(Z, Z, z_sq, bw))
         lam, U = lam[::-1], U[:, ::-1]  # decreasing
         r = min(r, m)
         r = int(np.count_nonzero(lam[:r] > _RTOL * lam[0]))
         lam, U = lam[:r], U[:, :r]
         U = U * np.where(U[np.abs(U).argmax(axis=0), np.arange(r)] < 0.0, -1.0, 1.0)
         self.landmarks_ = Z
-        self._landmark_sq = _sq_norms(Z)
+        self._landmark_sq = z_sq
         self.bandwidth_ = float(bw)
         self.eigenvalues_ = np.ascontiguousarray(lam)
         self.projection_ = np.ascontiguousarray(U / np.sqrt(lam))

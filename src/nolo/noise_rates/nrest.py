@@ -61,26 +61,16 @@ import warnings
 
 import numpy as np
 from numba import njit
-from threadpoolctl import ThreadpoolController
 
 from nolo._config import Configurable
+from nolo._threads import thread_controller
 from nolo._validation import check_array, check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.noise_rates.mlp import AdamMLP
 
 __all__ = ["NREst", "encode_inputs", "percentile_extremes"]
 
-_CONTROLLER: list = []
 _ENCODE_ROWS = 64
-
-
-def _thread_controller() -> ThreadpoolController:
-    """One threadpoolctl controller for the process: building one scans the loaded libraries
-    (about 1.5 ms, which NREst used to pay on every fit).  NumPy's BLAS, the one the network's
-    matrix products use, is loaded with NumPy, so a controller made at the first fit knows it."""
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0]
 
 
 def encode_inputs(X, played, n_classes: int, label_encoding: str = "onehot", normalize: bool = True,
@@ -307,7 +297,7 @@ class NREst(Configurable):
         if self.n_threads is None:
             self._fit_read_out(X, played, feedback, K, n, init_weights)
         else:
-            with _thread_controller().limit(limits=int(self.n_threads)):
+            with thread_controller().limit(limits=int(self.n_threads)):
                 self._fit_read_out(X, played, feedback, K, n, init_weights)
         self.n_classes_ = K
         self.fit_seconds_ = time.perf_counter() - t0
