@@ -59,6 +59,7 @@ from nolo.learners.bandit.squarecb import SquareCB
 from nolo.learners.bandit.fastcb import FastCB
 from nolo.learners.bandit.linucb import LinUCB
 from nolo.learners.bandit.kernel_ts import KernelLabelTS
+from nolo.learners.bandit.autocb import AutoCB, default_learner
 from nolo.learners.bandit.rate_oracle import oracle_noise_rates
 from nolo.learners.bandit.bpa_corrected import BPAh
 from nolo.learners.bandit.soba_corrected import SOBAh
@@ -82,6 +83,8 @@ __all__ = [
     "FastCB",
     "LinUCB",
     "KernelLabelTS",
+    "AutoCB",
+    "default_learner",
     "oracle_noise_rates",
     "BPAh",
     "SOBAh",
