@@ -6,12 +6,16 @@
 - format readers taking a path: :func:`read_idx` / :func:`load_idx_pair` (MNIST,
   Fashion-MNIST), :func:`load_usps_h5`, :func:`load_svmlight`, :func:`load_csv`;
 - generators: :func:`make_synsep`, :func:`make_synnonsep` (math-notes D);
+- the bandit suite (:mod:`nolo.datasets.bandit_suite`): nine built-in sets with
+  raw scales for evaluating bandit learners, names in :data:`SUITE`, summary
+  table :func:`suite_info`;
 - :func:`normalize_rows` (AM's unit-norm rows), :func:`pca_features`.
 
 The order in which an experiment visits a dataset's examples is the bandit
 environment's (:class:`nolo.learners.bandit.ClassificationBandit`).
 """
 
+from nolo.datasets.bandit_suite import SUITE, suite_info
 from nolo.datasets.builtin import load_digits_arrays, load_iris_arrays
 from nolo.datasets.checksums import sha256_file
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
@@ -46,6 +50,7 @@ __all__ = [
     "DatasetNotFoundError",
     "FileStatus",
     "PartialDatasetWarning",
+    "SUITE",
     "SynSepPrototypes",
     "dataset_names",
     "draw_synsep_prototypes",
@@ -67,5 +72,6 @@ __all__ = [
     "relabel",
     "resolve_data_dir",
     "sha256_file",
+    "suite_info",
     "write_idx",
 ]

@@ -9,6 +9,8 @@ import numpy as np
 
 from nolo._validation import check_choice, check_int
 from nolo.datasets._checks import check_flag
+from nolo.datasets.bandit_suite import SUITE, SUITE_OPTIONS
+from nolo.datasets.bandit_suite import build as build_suite_dataset
 from nolo.datasets.builtin import load_digits_arrays, load_iris_arrays
 from nolo.datasets.checksums import sha256_file
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
@@ -26,6 +28,7 @@ DATASET_OPTIONS: dict[str, dict[str, object]] = {
     "synsep": {"n_samples": 100_000, "seed": None},
     "synnonsep": {"n_samples": 100_000, "seed": None, "label_noise": 0.05},
     "fashion-mnist": {"features": "pca", "n_components": 100},
+    **{name: dict(opts) for name, opts in SUITE_OPTIONS.items()},  # bandit suite: n_samples, seed (2026)
 }
 
 
@@ -122,6 +125,8 @@ def _load_builtin(spec: BuiltinDataset, opts: dict):
         return load_iris_arrays()
     if spec.name == "digits":
         return load_digits_arrays()
+    if spec.name in SUITE:
+        return build_suite_dataset(spec.name, **opts)
     if spec.name == "synsep":
         return make_synsep(opts["n_samples"], opts["seed"])
     return make_synnonsep(opts["n_samples"], opts["seed"], label_noise=opts["label_noise"])
@@ -135,13 +140,20 @@ def load_dataset(
     normalize: str | None = "unit",
     verify: bool = False,
     **options,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple:
     """Load a registered dataset as ``(X float64 (n, d), y int64 (n,))``, labels 0..K-1.
+
+    ``X`` is a NumPy array, except for the sparse sets of the bandit suite
+    (``text``, ``categorical``): a :class:`scipy.sparse.csr_matrix` in canonical form.
 
     Parameters
     ----------
     name : one of ``mnist``, ``fashion-mnist``, ``usps`` (files), ``iris``,
-        ``digits`` (scikit-learn), ``synsep``, ``synnonsep`` (generated).
+        ``digits`` (scikit-learn), ``synsep``, ``synnonsep`` (generated), or a
+        set of the bandit suite (:mod:`nolo.datasets.bandit_suite`, raw
+        scales): ``wine``, ``breast-cancer`` (scikit-learn), ``mixed-scales``,
+        ``many-classes``, ``rings``, ``moons``, ``imbalanced``, ``text``,
+        ``categorical`` (generated, seeded).
     split : ``"train"``, ``"test"`` or ``"all"`` for file datasets; ``"all"``
         (the default) concatenates, train then test, the splits whose files
         are present and warns (:class:`PartialDatasetWarning`) if some are
@@ -151,15 +163,17 @@ def load_dataset(
         (:func:`nolo.datasets.paths.resolve_data_dir`): this argument >
         ``$NOLO_DATA_DIR`` > ``../shared/datasets`` if present > ``~/.cache/nolo/data``.
     normalize : ``"unit"`` (default; every nonzero row scaled to l2 norm 1 as in
-        AM, so ||x|| <= 1) or ``None`` (raw values: 0..255 pixels for MNIST,
-        [0, 1] for USPS, binary for SynSep).
+        AM, so ||x|| <= 1; CSR rows too) or ``None`` (raw values: 0..255 pixels
+        for MNIST, [0, 1] for USPS, binary for SynSep, the bandit suite's raw
+        scales -- pass ``None`` to evaluate scale-free learners on them).
     verify : check the SHA-256 of the files read, where known
         (:class:`DataFormatError` on a mismatch).
     options : per dataset (:data:`DATASET_OPTIONS`): ``synsep``: ``n_samples``
         (100000), ``seed``; ``synnonsep``: also ``label_noise`` (0.05);
         ``fashion-mnist``: ``features`` (``"pca"``: PCA fitted on the training
         split, our substitute for AM's CNN features, or ``"raw"``) and
-        ``n_components`` (100).
+        ``n_components`` (100); the generated sets of the bandit suite:
+        ``n_samples`` (their documented n) and ``seed`` (2026).
 
     Raises
     ------

@@ -11,8 +11,11 @@ fashion-mnist  the same four names under ``fashion-mnist/``                     
 usps           ``usps/usps.h5`` (groups ``train`` and ``test``)                      train, test
 ============== ===================================================================== ==============
 
-Built-in datasets need no file: ``iris`` and ``digits`` (scikit-learn) and the
-generators ``synsep`` and ``synnonsep``.  Every dataset also accepts
+Built-in datasets need no file: ``iris`` and ``digits`` (scikit-learn), the
+generators ``synsep`` and ``synnonsep``, and the nine sets of the bandit suite
+(:mod:`nolo.datasets.bandit_suite`: ``wine``, ``breast-cancer``,
+``mixed-scales``, ``many-classes``, ``rings``, ``moons``, ``imbalanced``,
+``text``, ``categorical``; raw feature scales, seeded).  Every dataset also accepts
 ``split="all"``: the concatenation (train then test) of the splits whose
 files are present.
 
@@ -169,6 +172,22 @@ for _ds in (
     BuiltinDataset("digits", "UCI optical digits 8x8 (scikit-learn load_digits), n=1797, d=64, K=10; AM's 'MNIST'"),
     BuiltinDataset("synsep", "SynSep generator (Banditron paper; math-notes D), d=400, K=9, separable"),
     BuiltinDataset("synnonsep", "SynNonSep generator: SynSep with 5% label noise (reconstruction)"),
+    # the bandit suite (nolo.datasets.bandit_suite): raw feature scales; generated ones seeded (default seed 2026)
+    BuiltinDataset("wine", "UCI Wine (scikit-learn load_wine), raw scales ~0.1..1680, n=178, d=13, K=3"),
+    BuiltinDataset("breast-cancer",
+                   "UCI Breast Cancer Wisconsin (scikit-learn), raw scales ~1e-3..4e3, n=569, d=30, K=2"),
+    BuiltinDataset("mixed-scales", "make_classification, column scales 10^U(-3,3) + 2 duplicated + 1 constant column, "
+                                   "n=5000, d=23, K=5"),
+    BuiltinDataset("many-classes", "make_classification, 50 classes, offsets 10^U(0,4), scales 10^U(-2,2), "
+                                   "n=10000, d=40, K=50"),
+    BuiltinDataset("rings",
+                   "make_gaussian_quantiles (concentric) + 5 noise columns, scales 10^U(-3,3), n=5000, d=10, K=3"),
+    BuiltinDataset("moons", "make_moons + 6 noise columns, offsets and scales, n=4000, d=8, K=2"),
+    BuiltinDataset("imbalanced", "make_classification, class shares 50%..2%, scales 10^U(-3,3), n=8000, d=30, K=6"),
+    BuiltinDataset("text",
+                   "synthetic bag of words, raw counts (sparse CSR), Zipf topic priors, n=10000, d=20000, K=20"),
+    BuiltinDataset("categorical", "8 Zipf categorical attributes one-hot (sparse CSR), interaction labels, "
+                                  "n=20000, d=1488, K=4"),
 ):
     REGISTRY.register(_ds.name, _ds)
 

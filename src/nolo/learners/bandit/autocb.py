@@ -644,8 +644,8 @@ class AutoCBState(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def autocb_rows(state, Wt, rows, R, champs):
-    """R[i] = the champion's predictions for every row (the stream's arithmetic), champs[i] = its index."""
+def autocb_rows(state, Wt, rows, R, C):
+    """R[i] = the champion's predictions for every row (the stream's arithmetic), C[i] = every candidate's (3, K)."""
     Wp, sp = padded(Wt)
     K = Wt.shape[1]
     for i in range(R.shape[0]):
@@ -654,7 +654,7 @@ def autocb_rows(state, Wt, rows, R, champs):
         autocb_adjust(state, Wt, idx, val, lo, hi, sp, K)
         for k in range(K):
             R[i, k] = sp[k]
-        champs[i] = state.champ[0]
+        C[i] = state.preds
 
 
 # ---------------------------------------------------------------------------------------------
@@ -964,14 +964,22 @@ class AutoCB(OneBitBanditLearner):
     def _champion_rows(self, X):
         self._require_initialized("decision_function")
         rows, n = self._rows(X)
-        R = np.empty((n, int(self.n_classes)))
-        champs = np.empty(n, dtype=np.int64)
-        autocb_rows(self._state_record(), self.W_.T, rows, R, champs)
-        return R, champs
+        K = int(self.n_classes)
+        R = np.empty((n, K))
+        C = np.empty((n, 3, K))
+        autocb_rows(self._state_record(), self.W_.T, rows, R, C)
+        if self.kernel_on_[0] <= 0:
+            C[:, _KER] = np.nan
+        return R, C
 
     def decision_function(self, X) -> np.ndarray:
         """The champion's predicted bit E[f_rho | x, a] for every label, shape (n, K) (the stream's arithmetic)."""
         return self._champion_rows(X)[0]
+
+    def candidate_predictions(self, X) -> np.ndarray:
+        """Every candidate's predicted bit for every label, shape (n, 3, K) in the order of :data:`CANDIDATES`
+        (NaN for the kernel before its map is built or where it does not run); never changes state."""
+        return self._champion_rows(X)[1]
 
     def predict(self, X) -> np.ndarray:
         """Greedy labels argmax_a of the champion's predictions (ties to the smallest label); never changes state."""
