@@ -52,11 +52,39 @@ def test_vs_peers_task_runs_every_learner_on_one_stream():
 
     out = pd.DataFrame(P.peers_task("iris", 0.2, 0.2, 0, True, 3_000))
     last = out[out.t == 3_000].set_index("learner")
-    runs_here = {n for n, kw in P.SQUARECB.items() if kw["oracle"] != "fdson"}  # FD-SON only on d >= FDSON_MIN_D
-    assert set(last.index) == set(P.AM_LEARNERS) | set(P.CORRECTED) | runs_here
-    assert last.loc["SquareCB", "error_rate"] < last.loc[list(P.AM_LEARNERS), "error_rate"].min()
-    assert np.isfinite(last.loc["SquareCB-gap-est", ["rho0_hat", "rho1_hat"]].astype(float)).all()
+    assert set(last.index) == set(P.AM_LEARNERS) | {P.DEFAULT, P.DEFAULT_EST} | set(P.QUICK_OTHERS)
+    assert last.loc[P.DEFAULT, "error_rate"] < last.loc[list(P.AM_LEARNERS), "error_rate"].min()
+    assert last.loc[P.DEFAULT, "champion"] in ("linear", "kernel", "memory")
+    assert tuple(last.loc[P.DEFAULT, ["rho0_hat", "rho1_hat"]]) == (0.2, 0.2)  # given the true rates
+    assert np.isfinite(last.loc[P.DEFAULT_EST, ["rho0_hat", "rho1_hat"]].astype(float)).all()
     assert 10_000 not in set(out.t)  # the horizons beyond the run are not recorded
+    paper = pd.DataFrame(P.peers_task("iris", 0.2, 0.2, 0, False, 2_000, gammas={a: 0.05 for a in P.AM_LEARNERS}))
+    runs_here = {n for n, kw in P.SQUARECB.items() if kw["oracle"] != "fdson" and not kw.get("rff")}
+    assert set(paper.learner) == set(P.AM_LEARNERS) | set(P.CORRECTED) | {P.DEFAULT, P.DEFAULT_EST} | runs_here
+
+
+def test_suite_rows_are_raw_and_shared_with_vw():
+    from nolo.experiments.am import vs_peers_data as D
+
+    X, y = D.load_rows("breast-cancer", True)
+    assert X.max() > 1_000 and X[X > 0].min() < 1e-3  # raw columns, not unit-norm rows
+    Xs, ys = D.load_stream_rows("text", False)
+    assert Xs.shape == (10_000, 20_000) and Xs.format == "csr" and np.array_equal(ys, D.load_rows("text", False)[1])
+    assert D.is_suite("wine") and not D.is_suite("digits")
+    assert set(D.SUITE_QUICK) <= set(D.SUITE_PAPER) and len(D.SUITE_PAPER) == 9
+
+
+def test_vw_grid_modes_and_arguments():
+    from nolo.experiments.am import vs_peers as P
+    from nolo.experiments.am.vs_peers_vw import VW_GRID, grid_mode, mode_args
+
+    assert len(VW_GRID) == 12 and grid_mode(0.5, 10.0) == "squarecb"  # VW's defaults are in the grid
+    assert mode_args("squarecb-l2-g100") == "--cb_explore_adf --squarecb -q sa -l 2 --gamma_scale 100"
+    with pytest.raises(ValueError):
+        mode_args("squarecb-l7-g7")
+    tasks = P.grid_tasks(["digits", "wine"], [0, 1], False)
+    assert {t["dataset"] for t in tasks} == {"wine"} and len(tasks) == 6 * 2 * 11  # the suite only, no default
+    assert all(t["rounds"] == 10_000 for t in tasks)
 
 
 def test_vw_adf_driver_replays_the_stream():
@@ -74,14 +102,13 @@ def test_vw_adf_driver_replays_the_stream():
 
 def test_random_feature_candidates_run_on_image_data_only():
     """The RFF candidates (LinUCB, LinUCB-lam5, FastCB on random Fourier features, FD-SON sketch) run on the image
-    data sets, to at most LINUCB_MAX_ROUNDS rounds at paper scale and QUICK_RFF_ROUNDS at quick scale (VW on the
-    features: paper scale only); on digits noise-free (seed 100, a tuning seed, not one of the experiment's) LinUCB
-    on the features beats LinUCB on the pixels by a clear margin."""
+    data sets at paper scale only, to at most LINUCB_MAX_ROUNDS rounds; on digits noise-free (seed 100, not one of
+    the experiment's) LinUCB on the features beats LinUCB on the pixels by a clear margin."""
     from nolo.experiments.am import vs_peers as P
 
     assert P.runs_rff("digits", False) and not P.runs_rff("digits", True) and not P.runs_rff("synsep", False)
-    assert (P.rff_rounds("digits", True), P.rff_rounds("digits", False)) == (P.QUICK_RFF_ROUNDS, P.LINUCB_MAX_ROUNDS)
-    assert P.rff_rounds("synsep", True) == P.rff_rounds("iris", False) == 0
+    assert (P.rff_rounds("digits", True), P.rff_rounds("digits", False)) == (0, P.LINUCB_MAX_ROUNDS)
+    assert P.rff_rounds("synsep", True) == P.rff_rounds("iris", False) == P.rff_rounds("wine", False) == 0
     F = P.rff_rows("digits", False)
     assert F.shape == (1797, P.RFF_COMPONENTS) and np.allclose(np.linalg.norm(F, axis=1), 1.0)
     assert np.array_equal(F, P.rff_rows.__wrapped__("digits", False))  # one map per data set: same seed, same rows
@@ -91,10 +118,5 @@ def test_random_feature_candidates_run_on_image_data_only():
     assert set(P.RFF) <= set(last.index)
     assert last.loc["LinUCB-rff", "error_rate"] < 0.8 * last.loc["LinUCB", "error_rate"]
     assert last.loc["LinUCB-rff", "error_rate"] < 0.06
-    quick = pd.DataFrame(P.peers_task("iris", 0.0, 0.0, 0, False, 1_000, gammas=gammas))
+    quick = pd.DataFrame(P.peers_task("digits", 0.0, 0.0, 0, True, 1_000, gammas=gammas))
     assert not set(P.RFF) & set(quick.learner)
-    # quick scale: the same candidates on digits, over the first QUICK_RFF_ROUNDS rounds of a longer stream only
-    q = pd.DataFrame(P.peers_task("digits", 0.4, 0.4, 100, True, P.QUICK_RFF_ROUNDS + 2_000, gammas=gammas))
-    ends = q.groupby("learner").t.max()
-    assert set(P.RFF) <= set(ends.index)
-    assert (ends[list(P.RFF)] == P.QUICK_RFF_ROUNDS).all() and ends["SquareCB"] == P.QUICK_RFF_ROUNDS + 2_000

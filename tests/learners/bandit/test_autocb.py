@@ -37,11 +37,11 @@ def test_ridge_reparam_is_the_ridge_fit_in_the_new_coordinates():
         assert O.ridge_update(o, Wt, idx, z, 0, d, 1, pred, r[i])
     a = np.array([0.5, 2.0, 3.0, 0.1])
     c = np.array([1.0, -4.0, 0.5, 0.0])
-    A.ridge_reparam(o.P, Wt, a, c, lam)
-    P_ref, w_ref = _ridge_fit(Z * a + c, r, lam)
+    A.ridge_reparam(o.P, Wt, a, c, lam, 2 * lam)  # new coordinates and a new prior
+    P_ref, w_ref = _ridge_fit(Z * a + c, r, 2 * lam)
     np.testing.assert_allclose(o.P[1], P_ref, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(Wt[:, 1], w_ref, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(o.P[0], np.eye(d + 1) / lam, atol=1e-14)  # an untouched class: the prior alone
+    np.testing.assert_allclose(o.P[0], np.eye(d + 1) / (2 * lam), atol=1e-14)  # an untouched class: the prior alone
     np.testing.assert_allclose(Wt[:, 0], 0.0, atol=1e-14)
 
 
@@ -57,8 +57,10 @@ def test_fdson_reparam_keeps_the_function():
     a, c = g.uniform(0.2, 3, d), g.normal(size=d)
     x = g.normal(size=d)
     before = Wt[:d].T @ x + Wt[d]
-    A.fdson_reparam(o, Wt, a, c)
+    alpha = o.sketch_alpha.copy()
+    A.fdson_reparam(o, Wt, a, c, 1.0, 3.0)
     np.testing.assert_allclose(Wt[:d].T @ (a * x + c) + Wt[d], before, rtol=1e-12)
+    np.testing.assert_allclose(o.sketch_alpha, alpha + 2.0)
     for k in range(K):  # the kept Gram and inverse are those of the mapped rows
         L = int(o.sketch_rows[k])
         S = o.sketch[k, :L]
@@ -218,7 +220,7 @@ def test_unknown_rates_are_estimated_online():
     res = run_stream(m, X, y, 20_000, 0.1, 0.3, seed=3)
     r0, r1 = m.rates_
     assert abs(r1 - 0.3) < 0.03 and 0.0 <= r0 < 0.2
-    assert res.extra["rate_estimates"].shape == (4, 3)
+    assert res.extra["rate_estimates"][:, 0].tolist() == [250, 500, 1000, 2000, 4000, 8000, 13000, 18000]
     known = AutoCB(n_classes=3, rho0=0.1, rho1=0.3, seed=0)
     err_known = run_stream(known, X, y, 20_000, 0.1, 0.3, seed=3).error_rate[-1]
     assert res.error_rate[-1] - err_known < 0.02

@@ -37,15 +37,20 @@ and it lets unknown rates be estimated from the same predictions).  **Unknown ra
 read off the champion's predictions as SquareCB reads them (:mod:`nolo.learners.bandit.rate_oracle`) and enter the
 greedy loss and the memory's shrinkage.
 
-**Scale-free inputs** (dense regime, at most ``dense_max_features`` features).  The linear oracle sees
+**Scale-free inputs.**  At most ``center_max_features`` features (default 256): the linear and kernel oracles see
 z = (x - mu) / sd per feature (a feature that has not varied yet is 0), mu and sd running means and standard
 deviations (Welford) re-read at rows 2, 4, 8, ... and adopted when one has moved by more than ``refresh_tol``
 (relative to the new sd).  Adopting them re-expresses the ridge state exactly in the new coordinates, z' = M z
 with M = [[diag(a), c], [0, 1]] (a = sd_old / sd_new, c = (mu_old - mu_new) / sd_new): the data part of the
 precision, A - lam I, becomes M (A - lam I) M^T, its moment vector M b, and the prior is lam I again in the new
 coordinates -- so multiplying a column by 10^k, or adding a constant to it, changes nothing but rounding, and the
-prior never shrinks an informative direction because of its units (O(K d^3) per adoption, a handful per run).  The
-sketched oracle's rows are mapped by M and its alpha I kept (approximate).
+prior never shrinks an informative direction because of its units (O(K d^3) per adoption, a handful per run).
+Above ``center_max_features`` (up to ``dense_max_features``): each feature is divided by the largest |x_j| seen so
+far, as VW's normalised updates do, without centring -- sparse rows stay sparse and binary columns binary (z-scoring
+up-weights rare binary features by 1/sqrt(p), which on SynSep-like rows cost a third of the accuracy under heavy
+noise on the tuning draws) -- and the sketched oracle's prior is ``lam_scaled`` / kappa^2 (the bit's signal is
+kappa times the clean one's); its rows are mapped by M and the prior moved when an estimated kappa moves it
+(approximate: alpha I is not mapped).  Beyond ``dense_max_features`` the OGD oracle normalises per feature itself.
 
 Cost per round (dense regime, d features, K labels, r components, M landmarks): O(d K) for the linear scores, O(d^2)
 for the ridge step (O(m d) sketched), O(M d + M r + r K) for the kernel coordinates and scores, O(r^2) for its
@@ -93,13 +98,18 @@ _EIG_RTOL = 1e-10
 class NormState(NamedTuple):
     """The online normaliser (dense regime; zero-length arrays otherwise): ``stats`` (3, d) = running mean, sum of
     squared deviations (Welford) and largest |x_j|; ``coef`` (4, d) = mu, sd in use, 1/sd (0 for a feature that has not
-    varied) and -mu/sd, so z = coef[3] + x * coef[2]; ``count`` (2,) = rows counted, row of the next re-read."""
+    varied) and -mu/sd, so z = coef[3] + x * coef[2]; ``count`` (2,) = rows counted, row of the next re-read;
+    ``center``: z = (x - mu) / sd, else z = x / max|x| (mu = 0, sd = the largest |x_j| so far: sparse rows stay sparse
+    and binary columns as they are); ``prior`` (1,): the ridge prior now in the linear oracle -- ``lam`` when centred,
+    else lam / kappa^2 (kappa = 1 - rho0 - rho1 of the rates in use; re-expressed when an estimate moves it)."""
 
     stats: np.ndarray
     coef: np.ndarray
     count: np.ndarray
     tol: float
     lam: float
+    center: bool
+    prior: np.ndarray
 
 
 class KernelState(NamedTuple):
@@ -247,28 +257,42 @@ def _kernel_coords(kern, idx, val, lo, hi):
         zc[j] = v
         zz += v * v
     land, lnorm, kx, g = kern.land, kern.lnorm, kern.kx, kern.inv2h2[0]
-    M = kx.shape[0]
+    M, d = kx.shape[0], zc.shape[0]
     for u in range(M):
         kx[u] = 0.0
-    for j in range(zc.shape[0]):
-        v = zc[j]
-        if v != 0.0:
-            lj = land[j]
-            for u in range(M):
-                kx[u] += lj[u] * v
+    j = 0
+    while j + 4 <= d:  # four rows per pass: a quarter of the loads and stores of kx
+        l0, l1, l2, l3 = land[j], land[j + 1], land[j + 2], land[j + 3]
+        v0, v1, v2, v3 = zc[j], zc[j + 1], zc[j + 2], zc[j + 3]
+        for u in range(M):
+            kx[u] += ((l0[u] * v0 + l1[u] * v1) + (l2[u] * v2 + l3[u] * v3))
+        j += 4
+    while j < d:
+        lj, v = land[j], zc[j]
+        for u in range(M):
+            kx[u] += lj[u] * v
+        j += 1
     for u in range(M):
         d2 = zz + lnorm[u] - 2.0 * kx[u]
         if d2 < 0.0:
             d2 = 0.0
         kx[u] = math.exp(-d2 * g)
     proj, phi = kern.proj, kern.phi
-    for r in range(phi.shape[0]):
-        phi[r] = 0.0
-    for u in range(M):
-        v = kx[u]
-        pu = proj[u]
-        for r in range(phi.shape[0]):
-            phi[r] += pu[r] * v
+    r = phi.shape[0]
+    for c in range(r):
+        phi[c] = 0.0
+    u = 0
+    while u + 4 <= M:
+        p0, p1, p2, p3 = proj[u], proj[u + 1], proj[u + 2], proj[u + 3]
+        k0, k1, k2, k3 = kx[u], kx[u + 1], kx[u + 2], kx[u + 3]
+        for c in range(r):
+            phi[c] += ((p0[c] * k0 + p1[c] * k1) + (p2[c] * k2 + p3[c] * k3))
+        u += 4
+    while u < M:
+        pu, v = proj[u], kx[u]
+        for c in range(r):
+            phi[c] += pu[c] * v
+        u += 1
 
 
 @njit(cache=True, nogil=True)
@@ -336,9 +360,10 @@ def autocb_adjust(state, Wt, idx, val, lo, hi, s, K):
 
 
 @njit(cache=True, nogil=True)
-def ridge_reparam(Pa, Wt, a, c, lam):
+def ridge_reparam(Pa, Wt, a, c, lam, lam_new):
     """The ridge state (Pa (K, D, D) inverses, Wt (D, K) weights) of z re-expressed for z' = M z, M = [[diag(a), c],
-    [0, 1]]: A' = M (A - lam I) M^T + lam I, b' = M b (A = Pa^-1, b = A w), w' = A'^-1 b'."""
+    [0, 1]], with the prior lam I replaced by lam_new I: A' = M (A - lam I) M^T + lam_new I, b' = M b (A = Pa^-1,
+    b = A w), w' = A'^-1 b'."""
     K, D = Pa.shape[0], Pa.shape[1]
     d = D - 1
     M = np.eye(D)
@@ -354,7 +379,7 @@ def ridge_reparam(Pa, Wt, a, c, lam):
             A[i, i] -= lam
         A2 = M @ A @ M.T
         for i in range(D):
-            A2[i, i] += lam
+            A2[i, i] += lam_new
         A2 = 0.5 * (A2 + A2.T)
         Pn = np.linalg.inv(A2)
         Pn = 0.5 * (Pn + Pn.T)
@@ -365,12 +390,14 @@ def ridge_reparam(Pa, Wt, a, c, lam):
 
 
 @njit(cache=True, nogil=True)
-def fdson_reparam(o, Wt, a, c):
+def fdson_reparam(o, Wt, a, c, lam, lam_new):
     """The sketched oracle of z re-expressed for z' = M z: each sketch row (a z-vector) mapped by M, the weights by
-    M^-T (the function kept), the Gram and M_a recomputed; alpha_a I kept as it is (approximate)."""
+    M^-T (the function kept), alpha_a moved by lam_new - lam (what the robust sketch added is kept) and the Gram and
+    M_a recomputed; the alpha I part is not mapped by M (approximate)."""
     K, D = o.sketch.shape[0], o.sketch.shape[2]
     d = D - 1
     for k in range(K):
+        o.sketch_alpha[k] += lam_new - lam
         L = int(o.sketch_rows[k])
         Sk = o.sketch[k]
         for i in range(L):
@@ -393,20 +420,21 @@ def fdson_reparam(o, Wt, a, c):
         o.sketch_inv[k, :L, :L] = np.linalg.inv(A)
 
 
-def oracle_reparam(o, Wt, a, c, lam):
-    """Re-express the linear oracle's state for z' = M z (compiled code only; dispatches on the oracle's type)."""
+def oracle_reparam(o, Wt, a, c, lam, lam_new):
+    """Re-express the linear oracle's state for z' = M z, prior lam -> lam_new (compiled code only; dispatches on the
+    oracle's type)."""
     raise NotImplementedError("compiled code only")
 
 
 
 @overload(oracle_reparam)
-def _ov_reparam(o, Wt, a, c, lam):
+def _ov_reparam(o, Wt, a, c, lam, lam_new):
     kind = getattr(o, "instance_class", None)
     if kind is O.RidgeOracle:
-        return lambda o, Wt, a, c, lam: ridge_reparam(o.P, Wt, a, c, lam)
+        return lambda o, Wt, a, c, lam, lam_new: ridge_reparam(o.P, Wt, a, c, lam, lam_new)
     if kind is O.FDSONOracle:
-        return lambda o, Wt, a, c, lam: fdson_reparam(o, Wt, a, c)
-    return lambda o, Wt, a, c, lam: None  # the sparse regime's OGD sees raw rows: nothing to re-express
+        return lambda o, Wt, a, c, lam, lam_new: fdson_reparam(o, Wt, a, c, lam, lam_new)
+    return lambda o, Wt, a, c, lam, lam_new: None  # the sparse regime's OGD sees raw rows: nothing to re-express
 
 
 @njit(cache=True, nogil=True)
@@ -424,10 +452,14 @@ def _reread(state, Wt):
     moved = False
     for j in range(d):
         var = stats[1, j] / n
-        sd = math.sqrt(var) if var > 0.0 else 0.0
-        if sd <= 1e-9 * stats[2, j]:  # no variation yet beyond rounding (a constant column stays dead)
-            sd = 0.0
-        mu_new[j] = stats[0, j]
+        if norm.center:
+            sd = math.sqrt(var) if var > 0.0 else 0.0
+            if sd <= 1e-9 * stats[2, j]:  # no variation yet beyond rounding (a constant column stays dead)
+                sd = 0.0
+            mu_new[j] = stats[0, j]
+        else:  # scale only: the largest |x_j| so far, as VW's normalised updates (0 for a column 0 on every row)
+            sd = stats[2, j]
+            mu_new[j] = 0.0
         sd_new[j] = sd
         if sd == 0.0:
             continue
@@ -435,12 +467,22 @@ def _reread(state, Wt):
             moved = True
             continue
         a[j] = coef[1, j] / sd
-        c[j] = (coef[0, j] - stats[0, j]) / sd
+        c[j] = (coef[0, j] - mu_new[j]) / sd
         if abs(a[j] - 1.0) > norm.tol or abs(c[j]) > norm.tol:
             moved = True
+    lam_now = norm.prior[0]
+    lam_new = norm.lam
+    if not norm.center:
+        r0, r1 = _rates(state)
+        lam_new = norm.lam / ((1.0 - r0 - r1) * (1.0 - r0 - r1))
+    if abs(lam_new / lam_now - 1.0) > norm.tol:
+        moved = True
+    else:
+        lam_new = lam_now
     if not moved:
         return
-    oracle_reparam(state.oracle, Wt, a, c, norm.lam)
+    oracle_reparam(state.oracle, Wt, a, c, lam_now, lam_new)
+    norm.prior[0] = lam_new
     for j in range(d):
         sd = sd_new[j]
         if sd == 0.0 and coef[1, j] > 0.0:  # (a variation below rounding after all: keep the coordinates in use)
@@ -550,8 +592,19 @@ def autocb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
         e = P[c, played] - target
         loss[c] += w * (e * e - loss[c])
     d = Wt.shape[0] - 1
-    if state.dense:
+    if state.dense and state.norm.center:
         ok = O.oracle_update(state.oracle, Wt, state.allidx, state.z, 0, d, played, P[_LIN, played], target)
+    elif state.dense:  # scale only: the row's non-zeros, scaled (no dense pass in the oracle)
+        inv = state.norm.coef[2]
+        zi, zv = state.zi, state.zv
+        nz = 0
+        for tt in range(lo, hi):
+            j = idx[tt]
+            if inv[j] != 0.0:
+                zi[nz] = j
+                zv[nz] = val[tt] * inv[j]
+                nz += 1
+        ok = O.oracle_update(state.oracle, Wt, zi, zv, 0, nz, played, P[_LIN, played], target)
     else:
         ok = O.oracle_update(state.oracle, Wt, idx, val, lo, hi, played, P[_LIN, played], target)
     if not ok:
@@ -566,9 +619,10 @@ def autocb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
         p = S.igw_prob(s, K, yhat, S.explore_weight(state, s, K, yhat, float(t)), played)
         RO.record_round(state.hist, est, s[yhat], feedback, p)
         est[2] += 1.0
-        if est[2] >= state.rate_every:
+        if est[2] >= state.rate_block[0]:
             RO.refresh_rates(state.hist, est, state.pct_top, state.rho_max, K)
             est[2] = 0.0
+            state.rate_block[0] = min(state.rate_every, max(state.rate_first, float(t)))
     if state.dense:
         norm = state.norm
         stats = norm.stats
@@ -604,8 +658,8 @@ def autocb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
 class AutoCBState(NamedTuple):
     """AutoCB's record: FastCB's exploration fields (read by :func:`nolo.learners.bandit.squarecb.igw_act` and
     :func:`nolo.learners.bandit.fastcb.first_order_weight`; ``mode`` 0: the oracles fit the raw bit), the rate
-    estimate's arrays, the round ``clock``; ``dense`` (the normalised regime), the linear ``oracle``'s record on the
-    core's ``Wt`` (d + 1, K), ``allidx`` (d,) = 0..d-1 and the scratch ``z``, ``xd`` (d,); the normaliser, the
+    estimate's arrays and its current block length ``rate_block`` (1,), the round ``clock``; ``dense`` (the normalised regime), the linear ``oracle``'s record on the
+    core's ``Wt`` (d + 1, K), ``allidx`` (d,) = 0..d-1 and the scratch ``z``, ``xd``, ``zi``, ``zv`` (d,); the normaliser, the
     kernel and the memory (:class:`NormState`, :class:`KernelState`, :class:`MemoryState`); the candidates'
     progressive-validation ``loss`` (3,), the selection's ``window``, and the scratch ``preds`` (3, K) and
     ``champ`` (1,)."""
@@ -625,11 +679,15 @@ class AutoCBState(NamedTuple):
     loss_floor: float
     observed: bool
     confidence: float
+    rate_first: float
+    rate_block: np.ndarray
     dense: bool
     oracle: tuple
     allidx: np.ndarray
     z: np.ndarray
     xd: np.ndarray
+    zi: np.ndarray
+    zv: np.ndarray
     norm: NormState
     kern: KernelState
     mem: MemoryState
@@ -678,8 +736,9 @@ class AutoCB(OneBitBanditLearner):
 
     * d <= ``ridge_max_features`` (default 256): z-scored, ridge linear oracle, the kernel candidate (d <=
       ``kernel_max_features``);
-    * ``ridge_max_features`` < d <= ``dense_max_features`` (1,024): z-scored, the FD-SON sketched linear oracle
-      (``sketch_size``), the kernel candidate only if d <= ``kernel_max_features``;
+    * ``ridge_max_features`` < d <= ``dense_max_features`` (1,024): scaled by max |x_j| (d > ``center_max_features``),
+      the FD-SON sketched linear oracle (``sketch_size``) with prior ``lam_scaled`` / kappa^2, the kernel candidate
+      only if d <= ``kernel_max_features``;
     * d > ``dense_max_features``: raw sparse rows, the VW-style normalised adaptive linear oracle (scale-free per
       feature by construction), no kernel.
 
@@ -690,10 +749,18 @@ class AutoCB(OneBitBanditLearner):
     n_classes : int >= 2
     rho0, rho1 : known flip rates (rho0 + rho1 < 1), default 0; with ``estimate_rates`` the starting values
     estimate_rates : bool, default False -- estimate the rates online from the champion's predictions
-        (:mod:`nolo.learners.bandit.rate_oracle`) every ``rate_every`` rounds; ``pct_top``, ``rho_max`` as SquareCB's
+        (:mod:`nolo.learners.bandit.rate_oracle`) at the end of blocks of ``rate_first`` rounds, then as long as the
+        rounds so far (doubling), at most ``rate_every`` (defaults 250 and 5,000: the first estimate comes after 250
+        rounds rather than 5,000); ``pct_top`` as SquareCB's; ``rho_max`` (default 0.4) caps each estimate, so kappa_hat
+        >= 0.2: while the model is still immature its top predictions sit low and read as a large rho1 (on the tuning
+        draws 0.47-0.49 for a true 0.4, and 0.49 for a true 0), which would otherwise inflate the priors and the
+        memory's shrinkage that divide by kappa^2
     gamma_scale, gamma_exponent : FastCB's g_t = gamma_scale t^gamma_exponent, default 10 and 0.5 (VW's)
     loss_floor, confidence : FastCB's greedy-loss floor and confidence multiple, default 0.01 and 1
-    lam : ridge prior of the linear and kernel oracles (in z units), default 1; FD-SON's starting alpha
+    lam : ridge prior of the linear and kernel oracles on z-scored rows, default 1
+    lam_scaled : on rows scaled by max |x_j| (more than ``center_max_features`` features) the linear oracle's prior
+        (FD-SON's starting alpha) is lam_scaled / kappa^2, default 2: the bit's signal is kappa times the clean one's
+        and those rows keep their own geometry (binary columns stay binary)
     n_landmarks : int >= 2, the kernel's landmarks (the first rows seen), default 128
     n_components : int >= 1, kernel-PCA coordinates kept, default 50 (at most ``n_landmarks``)
     clip : float > 0, the kernel's inputs are z clipped to [-clip, clip], default 5
@@ -701,7 +768,8 @@ class AutoCB(OneBitBanditLearner):
     memory_size : power of two >= 64, entries of the memory table, default 2^18 (6 MiB)
     select_window : float >= 1, the selection's least time constant in rounds, default 200
     refresh_tol : float > 0, relative move of mu or sd that triggers re-expressing the linear state, default 0.1
-    ridge_max_features, dense_max_features, kernel_max_features : the regimes' thresholds (256, 1024, 256)
+    ridge_max_features, dense_max_features, kernel_max_features, center_max_features : the regimes' thresholds (256,
+        1024, 256, 256)
     sketch_size : FD-SON's m, default 20
     seed : seed of the learner's generator (one uniform per played label)
 
@@ -726,10 +794,10 @@ class AutoCB(OneBitBanditLearner):
     dtype = "float64"
 
     def __init__(self, n_classes=2, rho0=0.0, rho1=0.0, estimate_rates=False, gamma_scale=10.0, gamma_exponent=0.5,
-                 loss_floor=0.01, confidence=1.0, lam=1.0, n_landmarks=128, n_components=50, clip=5.0,
-                 memory_beta=1.0, memory_size=2 ** 18, select_window=200.0, refresh_tol=0.1, rate_every=5_000,
-                 pct_top=RO.DEFAULT_PCT_TOP, rho_max=0.49, ridge_max_features=256, dense_max_features=1024,
-                 kernel_max_features=256, sketch_size=20, seed=None):
+                 loss_floor=0.01, confidence=1.0, lam=1.0, lam_scaled=2.0, n_landmarks=128, n_components=50, clip=5.0,
+                 memory_beta=1.0, memory_size=2 ** 18, select_window=200.0, refresh_tol=0.1, rate_first=250, rate_every=5_000,
+                 pct_top=RO.DEFAULT_PCT_TOP, rho_max=0.4, ridge_max_features=256, dense_max_features=1024,
+                 kernel_max_features=256, center_max_features=256, sketch_size=20, seed=None):
         self.n_classes = n_classes
         self.rho0 = rho0
         self.rho1 = rho1
@@ -739,6 +807,7 @@ class AutoCB(OneBitBanditLearner):
         self.loss_floor = loss_floor
         self.confidence = confidence
         self.lam = lam
+        self.lam_scaled = lam_scaled
         self.n_landmarks = n_landmarks
         self.n_components = n_components
         self.clip = clip
@@ -746,12 +815,14 @@ class AutoCB(OneBitBanditLearner):
         self.memory_size = memory_size
         self.select_window = select_window
         self.refresh_tol = refresh_tol
+        self.rate_first = rate_first
         self.rate_every = rate_every
         self.pct_top = pct_top
         self.rho_max = rho_max
         self.ridge_max_features = ridge_max_features
         self.dense_max_features = dense_max_features
         self.kernel_max_features = kernel_max_features
+        self.center_max_features = center_max_features
         self.sketch_size = sketch_size
         self.seed = seed
 
@@ -760,7 +831,7 @@ class AutoCB(OneBitBanditLearner):
         """Small configurations that reach every branch within the contract's 30 rounds: the ridge regime with the
         kernel built after 6 rows; unknown rates with short blocks; the sketched regime; the sparse regime."""
         return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2, "n_landmarks": 6, "n_components": 3, "memory_size": 64},
-                {"n_classes": 3, "estimate_rates": True, "rate_every": 10, "n_landmarks": 5, "n_components": 2,
+                {"n_classes": 3, "estimate_rates": True, "rate_first": 10, "rate_every": 12, "n_landmarks": 5, "n_components": 2,
                  "memory_size": 64},
                 {"n_classes": 3, "rho0": 0.1, "rho1": 0.1, "ridge_max_features": 2, "sketch_size": 2,
                  "n_landmarks": 4, "n_components": 2, "memory_size": 64},
@@ -778,6 +849,7 @@ class AutoCB(OneBitBanditLearner):
         check_scalar(self.loss_floor, "loss_floor", low=0.0, high=1.0, low_inclusive=False)
         check_scalar(self.confidence, "confidence", low=0.0)
         check_scalar(self.lam, "lam", low=0.0, low_inclusive=False)
+        check_scalar(self.lam_scaled, "lam_scaled", low=0.0, low_inclusive=False)
         check_int(self.n_landmarks, "n_landmarks", low=2)
         check_int(self.n_components, "n_components", low=1)
         if int(self.n_components) > int(self.n_landmarks):
@@ -790,12 +862,16 @@ class AutoCB(OneBitBanditLearner):
             raise ParameterError(f"memory_size must be a power of two >= 64, got {self.memory_size}")
         check_scalar(self.select_window, "select_window", low=1.0)
         check_scalar(self.refresh_tol, "refresh_tol", low=0.0, low_inclusive=False)
+        check_int(self.rate_first, "rate_first", low=10)
         check_int(self.rate_every, "rate_every", low=10)
+        if int(self.rate_first) > int(self.rate_every):
+            raise ParameterError(f"rate_first must be at most rate_every={self.rate_every}, got {self.rate_first}")
         check_scalar(self.pct_top, "pct_top", low=0.0, high=100.0, low_inclusive=False, high_inclusive=False)
         check_scalar(self.rho_max, "rho_max", low=0.0, high=0.5, high_inclusive=False)
         check_int(self.ridge_max_features, "ridge_max_features", low=1)
         check_int(self.dense_max_features, "dense_max_features", low=1)
         check_int(self.kernel_max_features, "kernel_max_features", low=0)
+        check_int(self.center_max_features, "center_max_features", low=0)
         check_int(self.sketch_size, "sketch_size", low=2)
 
     def _regime(self, d: int) -> tuple[bool, str, bool]:
@@ -808,10 +884,14 @@ class AutoCB(OneBitBanditLearner):
         K, d = int(self.n_classes), int(n_features)
         dense, oracle, kernel = self._regime(d)
         self.W_ = np.zeros((K, d + 1), order="F")  # the linear oracle's weights on [z, 1] (sparse regime: [x, 1])
+        lam0 = float(self.lam)
+        if dense and d > int(self.center_max_features):  # lam_scaled / kappa^2 on max-abs scaled rows (NormState)
+            lam0 = float(self.lam_scaled) / (1.0 - float(self.rho0) - float(self.rho1)) ** 2  # the rates at the start
+        self.norm_prior_ = np.array([lam0])
         if oracle == "ridge":
-            self.P_ = O.ridge_oracle(K, d, float(self.lam)).P
+            self.P_ = O.ridge_oracle(K, d, lam0).P
         elif oracle == "fdson":
-            o = O.fdson_oracle(K, d, float(self.lam), int(self.sketch_size), True)
+            o = O.fdson_oracle(K, d, lam0, int(self.sketch_size), True)
             self.sketch_, self.sketch_inv_, self.sketch_gram_ = o.sketch, o.sketch_inv, o.sketch_gram
             self.sketch_rows_, self.sketch_alpha_ = o.sketch_rows, o.sketch_alpha
         else:
@@ -844,6 +924,7 @@ class AutoCB(OneBitBanditLearner):
         self.hist_ = np.zeros(RO.HIST_BINS)
         self.est_ = np.zeros(RO.EST_SIZE)
         self.est_[:2] = float(self.rho0), float(self.rho1)
+        self.rate_block_ = np.array([float(self.rate_first)])
         self.rate_estimates_ = np.zeros((0, 3))
 
     @property
@@ -864,7 +945,9 @@ class AutoCB(OneBitBanditLearner):
         K, d = int(self.n_classes), int(self.n_features_in_)
         dense = self._regime(d)[0]
         dk, M, r = self.kernel_coef_.shape[1], self.kernel_proj_.shape[0], self.kernel_proj_.shape[1]
-        norm = NormState(self.norm_stats_, self.norm_coef_, self.norm_count_, float(self.refresh_tol), float(self.lam))
+        center = d <= int(self.center_max_features)
+        norm = NormState(self.norm_stats_, self.norm_coef_, self.norm_count_, float(self.refresh_tol),
+                         float(self.lam if center else self.lam_scaled), center, self.norm_prior_)
         kern = KernelState(self.kernel_on_, self.kernel_buf_, self.kernel_land_, self.kernel_lnorm_, self.kernel_proj_,
                            self.kernel_coef_, self.kernel_bandwidth_, self.kernel_P_, self.kernel_W_, float(self.clip),
                            float(self.lam), np.zeros(dk), np.zeros(M), np.zeros(r), np.arange(r, dtype=np.int64))
@@ -874,13 +957,13 @@ class AutoCB(OneBitBanditLearner):
         return AutoCBState(float(self.gamma_scale), float(self.gamma_exponent), 0, float(self.rho0), float(self.rho1),
                            bool(self.estimate_rates), float(self.rate_every), float(self.pct_top), float(self.rho_max),
                            self.est_, self.hist_, np.array([self.t_], dtype=np.int64), float(self.loss_floor), False,
-                           float(self.confidence), dense, self._oracle_record(), np.arange(dn, dtype=np.int64),
-                           np.zeros(dn), np.zeros(dn), norm, kern, mem, self.candidate_losses_,
+                           float(self.confidence), float(self.rate_first), self.rate_block_, dense, self._oracle_record(), np.arange(dn, dtype=np.int64),
+                           np.zeros(dn), np.zeros(dn), np.zeros(dn, dtype=np.int64), np.zeros(dn), norm, kern, mem, self.candidate_losses_,
                            float(self.select_window), np.zeros((3, K)), np.zeros(1, dtype=np.int64))
 
     def _check_state(self) -> None:
         """A loaded state must be one the compiled code can run: rates in [0, 1) summing below 1, the rate block
-        count in [0, rate_every), counts >= 0, the kernel flag in {-1, 0, 1}, the ridge inverses' diagonals > 0, the
+        count in [0, rate_block_) and the block in [rate_first, rate_every], counts >= 0, the kernel flag in {-1, 0, 1}, the ridge inverses' diagonals > 0, the
         normaliser's sd >= 0 with 1/sd consistent, the selection's losses >= 0."""
         super()._check_state()
         if not self.is_initialized:
@@ -888,12 +971,17 @@ class AutoCB(OneBitBanditLearner):
         e = self.est_
         if not (0.0 <= e[0] < 1.0 and 0.0 <= e[1] < 1.0 and e[0] + e[1] < 1.0):
             raise PersistenceError(f"est_[:2] (the flip rates in use) must lie in [0, 1) with a sum < 1, got {e[:2]}")
-        if not (e[2] == int(e[2]) and 0 <= e[2] < int(self.rate_every)):
-            raise PersistenceError(f"est_[2] must be a whole number in [0, rate_every={self.rate_every}), got {e[2]!r}")
+        b = self.rate_block_[0]
+        if not (b == int(b) and int(self.rate_first) <= b <= int(self.rate_every)):
+            raise PersistenceError(f"rate_block_ must be a whole number in [rate_first, rate_every], got {b!r}")
+        if not (e[2] == int(e[2]) and 0 <= e[2] < b):
+            raise PersistenceError(f"est_[2] must be a whole number in [0, rate_block_={b:g}), got {e[2]!r}")
         if not (e[4] >= 0 and np.all(self.hist_ >= 0)):
             raise PersistenceError("est_[4] and hist_ (counts of the rate estimate) must be >= 0")
         if self.kernel_on_[0] not in (-1.0, 0.0, 1.0):
             raise PersistenceError(f"kernel_on_ must be -1, 0 or 1, got {self.kernel_on_[0]!r}")
+        if not self.norm_prior_[0] > 0:
+            raise PersistenceError(f"norm_prior_ (the linear oracle's ridge prior) must be > 0, got {self.norm_prior_[0]!r}")
         if not (np.all(self.memory_cnt_ >= 0) and np.all(self.candidate_losses_ >= 0)
                 and np.all(self.norm_count_ >= 0) and np.all(self.norm_stats_[1:] >= 0)):
             raise PersistenceError("memory_cnt_, candidate_losses_, norm_count_ and norm_stats_[1:] must be >= 0")
@@ -938,7 +1026,7 @@ class AutoCB(OneBitBanditLearner):
     def _segment_length(self, remaining: int) -> int:
         if not self.estimate_rates:
             return remaining
-        return min(remaining, int(self.rate_every) - int(self.est_[2]))
+        return min(remaining, int(self.rate_block_[0]) - int(self.est_[2]))
 
     def _note_refresh(self) -> None:
         if self.estimate_rates and self.est_[2] == 0.0 and self.t_ > 0:
