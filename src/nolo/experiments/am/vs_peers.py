@@ -91,6 +91,9 @@ RIDGE_MAX_D = 300
 FDSON_MIN_D = RIDGE_MAX_D + 1
 #: LinUCB's widths cost O(K d^2) per round (FD-SON sketch above RIDGE_MAX_D): it runs to at most this many rounds
 LINUCB_MAX_ROUNDS = 100_000
+#: the other learners whose step costs O(m d) per round (the FD-SON sketch, LinUCB) run on at most this many features
+#: (the suite's text has 20,000: a 10^6-round stream would take ~15 min per learner)
+OTHERS_MAX_D = 2_000
 #: VW's modes on AM's data sets (epsilon-greedy and cbify noise-free, for the record) and on every data set
 VW_MODES = ("squarecb", "epsilon", "cbify")
 #: every claim is decided on the mean over seeds of at least this many rounds per learner: at horizon H on
@@ -271,6 +274,8 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
             continue
         Xn, dn = (rff_rows(dataset, quick), RFF_COMPONENTS) if rff else (X, d)
         if SQUARECB[name]["oracle"] == "fdson" and dn < FDSON_MIN_D:
+            continue
+        if (SQUARECB[name]["oracle"] == "fdson" or SQUARECB[name].get("learner") == "LinUCB") and dn > OTHERS_MAX_D:
             continue
         n_run, cps_run = n_play, cps
         if rff or SQUARECB[name].get("learner") == "LinUCB":

@@ -63,10 +63,12 @@ This combination is nolo's: no paper proposes it.  Cite FastCB for the explorati
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
 from nolo._validation import check_flip_rates, check_int, check_scalar
@@ -80,6 +82,10 @@ from nolo.learners.bandit._simd import padded, scores_padded
 from nolo.learners.bandit._stream import row_of
 
 __all__ = ["AutoCB", "AutoCBState", "default_learner", "CANDIDATES", "row_hash"]
+
+# numba's internal pedantic check flags a variable of the inlined ridge step when the stream loop is compiled with this
+# record; the compiled code is right (per-round == stream is tested) and the message tells a user nothing
+warnings.filterwarnings("ignore", message=r"variable '.*' is not in scope", category=NumbaIRAssumptionWarning)
 
 #: the candidate regression models, in the order of ``candidate_losses_``
 CANDIDATES = ("linear", "kernel", "memory")
