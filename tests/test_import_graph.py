@@ -13,7 +13,7 @@ RANK = {
     "kernels": 4, "losses": 4,
     "oco": 5, "batch": 5, "noise_rates": 5,
     "learners": 6,
-    "checks": 7, "sklearn_api": 7,
+    "checks": 7, "sklearn_api": 7, "offpolicy": 7,
     "experiments": 8,
     "cli": 9,
 }

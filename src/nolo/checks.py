@@ -15,7 +15,9 @@ promises (see :mod:`nolo.learners.base`):
 * the per-round API equals the compiled whole-stream path where the class has
   one (``learn_stream`` against per-round ``learn``; for multiclass bandit
   learners :meth:`ClassificationBandit.run` against ``act``/``learn`` on an
-  identical environment).
+  identical environment, and the stream's logged propensities against
+  ``act(x, return_probability=True)``'s); ``action_probabilities`` is pure and
+  gives a distribution per row.
 
 A class says how to exercise it through two hooks with defaults on the base
 class, so a new learner is checked without registering anything:
@@ -384,6 +386,12 @@ def check_predict_is_pure(cls: type, params: dict) -> None:
     after = state_dump(learner)
     if after != before:
         raise ContractViolation(f"{cls.__name__}.predict changed {_diff(before, after)}")
+    if _has_probabilities(learner):  # the propensities too: pure, repeatable, a distribution per row
+        q1, q2 = learner.action_probabilities(game.X), learner.action_probabilities(game.X)
+        if state_dump(learner) != before:
+            raise ContractViolation(f"{cls.__name__}.action_probabilities changed {_diff(before, state_dump(learner))}")
+        if q1.tobytes() != q2.tobytes() or not (np.all(q1 >= 0) and np.allclose(q1.sum(axis=1), 1.0)):
+            raise ContractViolation(f"{cls.__name__}.action_probabilities is not repeatable or not a distribution")
     if p1.shape[0] != game.T or p1.tobytes() != p2.tobytes():
         raise ContractViolation(f"{cls.__name__}.predict is not repeatable or has the wrong length")
     if p1.dtype.kind == "f" and not np.all(np.isfinite(p1)):
@@ -444,8 +452,18 @@ def _has_stream(cls: type) -> str | None:
     return None
 
 
+def _has_probabilities(learner) -> bool:
+    """A bandit learner that states its propensities (``action_probabilities``, and ``act(x, return_probability=True)``)."""
+    if getattr(type(learner), "protocol", None) != "bandit" or not callable(getattr(learner, "action_probabilities", None)):
+        return False
+    from nolo.learners.bandit import _stream
+
+    return _stream.has_probs(learner._state_record())
+
+
 def check_stream_equals_rounds(cls: type, params: dict) -> None:
-    """The compiled whole-stream path gives the state the per-round API gives."""
+    """The compiled whole-stream path gives the state the per-round API gives (and, for a bandit learner that states
+    its propensities, the stream's log the per-round ``act(x, return_probability=True)``'s labels and probabilities)."""
     kind = _has_stream(cls)
     if kind is None:
         return
@@ -457,12 +475,18 @@ def check_stream_equals_rounds(cls: type, params: dict) -> None:
         y = game.y.astype(np.int64)
         env_a = ClassificationBandit(game.X, y, rho0=0.1, rho1=0.2, order="permute", seed=11)
         env_b = ClassificationBandit(game.X, y, rho0=0.1, rho1=0.2, order="permute", seed=11)
-        env_a.run(a, game.T)
         b.initialize(game.d)
+        with_p = _has_probabilities(b)
+        res = env_a.run(a, game.T, log=with_p)
+        logged = []
         for _ in range(game.T):
             x = env_b.next()
             if cls.protocol == "bandit":
-                played = b.act(x)
+                if with_p:
+                    played, p = b.act(x, return_probability=True)
+                    logged.append((played, p))
+                else:
+                    played = b.act(x)
                 b.learn(x, played, env_b.feedback(played))
             else:
                 played = int(b.predict(x[None, :])[0])
@@ -488,6 +512,12 @@ def check_stream_equals_rounds(cls: type, params: dict) -> None:
     da, db = state_dump(a), state_dump(b)
     if da != db:
         raise ContractViolation(f"{cls.__name__}: {kind} and per-round play differ in {_diff(da, db)}")
+    if kind == "run_stream" and logged:
+        lg = res.extra["log"]
+        if (lg["played"].tolist() != [p for p, _ in logged]
+                or np.asarray([q for _, q in logged]).tobytes() != lg["propensity"].tobytes()):
+            raise ContractViolation(f"{cls.__name__}: the stream's logged propensities differ from the per-round "
+                                    "act(x, return_probability=True)'s")
 
 
 #: the checks in the order ``check_learner`` runs them

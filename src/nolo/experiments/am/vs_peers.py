@@ -25,7 +25,8 @@ exploration constants, which AutoCB keeps, on other draws of digits and SynSep);
 
 Scales: quick -- horizons 10^4 and 10^5 on digits, Iris, SynSep (2 x 10^4 examples) and the suite's wine,
 breast-cancer, moons and mixed-scales, 1 seed, VW at 10^4 rounds; paper scale -- horizons 10^4, 10^5, 10^6 on every
-available AM data set and all nine of the suite, 2 seeds, VW to 10^5 rounds on the same seeds.  Every claim is decided
+available AM data set, horizons 10^4 and 10^5 on all nine of the suite, 2 seeds, VW to 10^5 rounds on the same
+seeds.  Every claim is decided
 on the seed means over at least DECISION_ROUNDS (5 x 10^4) rounds per learner: at 10^4 rounds on 5 seeds (the run's
 seeds and the next ones, played to 10^4 rounds only), for nolo's learners, the AM learners and VW alike, with the
 paired standard error of each decision beside it.
@@ -43,7 +44,7 @@ from nolo.experiments import Claim, ExperimentResult, experiment
 from nolo.experiments.am import _common as C
 from nolo.experiments.am import vw as V
 from nolo.experiments.am.vs_peers_data import (AM_PAPER, AM_QUICK, RFF_COMPONENTS, RFF_DATASETS, SUITE_DATA_SEED,
-                                               SUITE_PAPER, SUITE_QUICK, horizons, is_suite, load_rows,
+                                               SUITE_PAPER, SUITE_QUICK, horizons, horizons_for, is_suite, load_rows,
                                                load_stream_rows, rff_rows, runs_rff, vw_rounds)
 from nolo.experiments.am.vs_peers_vw import VW_CODE, VW_GRID, VW_RFF, grid_mode, vw_peers_task
 
@@ -449,16 +450,17 @@ def vs_peers(ctx):
     am, skipped = C.available(tuple(d for d in datasets_for(ctx.quick) if not is_suite(d)), quick=ctx.quick)
     datasets = am + [d for d in datasets_for(ctx.quick) if is_suite(d)]
     hs = horizons(ctx.quick)
-    T = max(hs)
     # data sets interleaved (noise setting, then data set), so that the pool's workers start on different data sets
     # (each compiles the stream loops for its rows' type, then reads the other's from numba's cache)
     cells = [{"dataset": d, "rho0": r0, "rho1": r1, "quick": bool(ctx.quick)} for (r0, r1) in C.SETTINGS for d in datasets]
     t0 = time.perf_counter()
-    gframes = ctx.map(gammas_task, [{**c, "rounds": T} for c in cells], name="am_vs_peers_gammas")
+    T_of = {d: max(horizons_for(d, ctx.quick)) for d in datasets}
+    gframes = ctx.map(gammas_task, [{**c, "rounds": T_of[c["dataset"]]} for c in cells], name="am_vs_peers_gammas")
     gammas = [dict(zip(f.learner.tolist(), f.gamma.tolist())) for f in gframes]
     extra = extra_runs(ctx.seeds, hs)
-    tasks = [{**c, "seed": int(s), "rounds": T, "gammas": g} for c, g in zip(cells, gammas) for s in ctx.seeds]
-    tasks += [{**c, "seed": s, "rounds": T, "gammas": g, "stop": H} for c, g in zip(cells, gammas)
+    tasks = [{**c, "seed": int(s), "rounds": T_of[c["dataset"]], "gammas": g} for c, g in zip(cells, gammas)
+             for s in ctx.seeds]
+    tasks += [{**c, "seed": s, "rounds": T_of[c["dataset"]], "gammas": g, "stop": H} for c, g in zip(cells, gammas)
               for s, H in extra.items()]
     frames = ctx.map(peers_task, tasks, name="am_vs_peers")
     wall = time.perf_counter() - t0

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nolo.learners.bandit._explore import best_competitor, explore_act, play_probability
+from nolo.learners.bandit._explore import best_competitor, explore_act, explore_probs, play_probability
 
 __all__ = ["BPAhState", "SOBAhState", "update_bpa_h", "update_soba_h"]
 
@@ -94,6 +94,7 @@ class BPAhState(NamedTuple):
     kappa: float
     C: float
     act = explore_act
+    probs = explore_probs
     update = update_bpa_h
 
 
@@ -106,4 +107,5 @@ class SOBAhState(NamedTuple):
     rho0: float
     kappa: float
     act = explore_act
+    probs = explore_probs
     update = update_soba_h

@@ -11,7 +11,7 @@ from numba import njit
 from nolo.learners.bandit._pcg64 import uniform
 from nolo.learners.bandit._simd import argmax_padded
 
-__all__ = ["draw_label", "play_probability", "greedy_act", "explore_act"]
+__all__ = ["draw_label", "play_probability", "greedy_act", "explore_act", "greedy_probs", "explore_probs"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -54,6 +54,23 @@ def greedy_act(state, sp, K, rng):
     """Play the greedy label argmax_k s_k (ties to the smallest k); draws nothing."""
     yhat = argmax_padded(sp, K)
     return yhat, yhat
+
+
+@njit(cache=True, nogil=True, inline="always")
+def greedy_probs(state, sp, K, out):
+    """:func:`greedy_act`'s distribution: all mass on the greedy label."""
+    yhat = argmax_padded(sp, K)
+    for k in range(K):
+        out[k] = 0.0
+    out[yhat] = 1.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def explore_probs(state, sp, K, out):
+    """:func:`explore_act`'s distribution, AM eq. (3): (1 - gamma) 1[r = yhat] + gamma / K."""
+    yhat = argmax_padded(sp, K)
+    for k in range(K):
+        out[k] = play_probability(k, yhat, state.gamma, K)
 
 
 @njit(cache=True, nogil=True, inline="always")

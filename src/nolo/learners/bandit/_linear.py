@@ -29,6 +29,7 @@ from nolo.learners.base import BanditLearner
 
 DTYPES = ("float64", "float32")
 _NO_LOG = np.zeros(0, dtype=np.int64)
+_NO_PROP = np.zeros(0)
 
 
 def _record_arrays(state: tuple) -> list:
@@ -184,13 +185,17 @@ class LinearMulticlassMixin:
         t0 = time.perf_counter()
         extra0 = self._run_extras()
         logs = (_NO_LOG,) * 3
+        prop = _NO_PROP
+        parts = []
         try:
             done = 0
             while done < n_rounds:
                 n = self._segment_length(n_rounds - done)
                 if self._logs_rounds or log:
                     logs = tuple(np.empty(n, dtype=np.int64) for _ in range(3))
-                rec = _stream.Recorder(checkpoints, out_p, out_g, counters, *logs)
+                if log:
+                    prop = np.empty(n)
+                rec = _stream.Recorder(checkpoints, out_p, out_g, counters, *logs, prop)
                 state = self._state_record()
                 status, k = _stream.run_rounds(state, self.W_.T, src.rows, src.y, n, src.env, lrn, rec)
                 self.t_ += int(k)
@@ -201,6 +206,8 @@ class LinearMulticlassMixin:
                 if lrn_state is not None:
                     store_pcg64_state(self.rng_, lrn_state)
                 self._after_segment(src.X, *logs)
+                if log:
+                    parts.append((*logs, prop))
                 done += n
         except BaseException:
             self._restore(snap)
@@ -209,7 +216,8 @@ class LinearMulticlassMixin:
         extra1 = self._run_extras()
         extra = self._finish_extras({k: extra1[k] - extra0.get(k, 0.0) for k in extra1}, seconds)
         if log:
-            extra["log"] = {"index": logs[0], "played": logs[1], "feedback": logs[2]}
+            cat = [np.concatenate(c) if c else np.zeros(0) for c in zip(*parts)] if parts else [_NO_LOG] * 3 + [_NO_PROP]
+            extra["log"] = {"index": cat[0], "played": cat[1], "feedback": cat[2], "propensity": cat[3]}
         return out_p, out_g, extra, seconds
 
     # -- prediction ------------------------------------------------------------------------
@@ -219,6 +227,21 @@ class LinearMulticlassMixin:
         if sp.issparse(X):
             return np.asarray(sp.csr_matrix(X) @ self.W_.T)
         return self._check_X(X) @ self.W_.T
+
+    def action_probabilities(self, X) -> np.ndarray:
+        """The probability with which the learner would play each label for each row of ``X`` now, shape (n, K): the
+        distribution its ``act`` draws from (its record's compiled ``probs``), with the stream's score arithmetic.
+        Never changes state.  Rows sum to 1 up to rounding; a deterministic rule (LinUCB, the Perceptron) puts all
+        mass on its label."""
+        self._require_initialized("action_probabilities")
+        state = self._state_record()
+        if not _stream.has_probs(state):
+            raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
+                                      "propensities are unknown (docs/bandit-core.md)")
+        rows, n = self._rows(X)
+        P = np.empty((n, int(self.n_classes)))
+        _stream.probs_rows(state, self.W_.T, rows, P)
+        return P
 
     def predict(self, X) -> np.ndarray:
         """Greedy labels argmax_r w_r . x (ties to the smallest label); never changes state."""
@@ -242,17 +265,28 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
     (the AM learners below, SquareCB): ``act``/``learn`` through :func:`._stream.act_round`/``learn_round``."""
 
     # -- the protocol ------------------------------------------------------------------------
-    def act(self, x) -> int:
+    def act(self, x, return_probability: bool = False):
         """Draw the label to play for ``x`` from the record's ``act`` (AM eq. (3) for the AM learners: one uniform from
-        the learner's generator)."""
+        the learner's generator).  ``return_probability=True``: ``(label, p)`` with p the probability the label was
+        drawn with (what a log of the learner's plays needs for off-policy evaluation); the same draw either way."""
         x = self._check_x(x)
+        if not isinstance(return_probability, (bool, np.bool_)):
+            raise ParameterError(f"return_probability must be True or False, got {return_probability!r}")
         self._ensure_initialized(x.shape[0])
         idx, val, nnz = self._round_rows(x)
+        state = self._state_record()
+        if return_probability and not _stream.has_probs(state):
+            raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
+                                      "propensities are unknown (docs/bandit-core.md)")
         st = pcg64_state(self.rng_)  # a PCG64 state array: unboxing a Generator costs ~40 us per call
-        _, played = _stream.act_round(self._state_record(), self.W_.T, idx, val, nnz, self.rng_ if st is None else st)
+        rng = self.rng_ if st is None else st
+        if return_probability:
+            _, played, p = _stream.act_prob_round(state, self.W_.T, idx, val, nnz, rng)
+        else:
+            _, played = _stream.act_round(state, self.W_.T, idx, val, nnz, rng)
         if st is not None:
             store_pcg64_state(self.rng_, st)
-        return int(played)
+        return (int(played), float(p)) if return_probability else int(played)
 
     def _check_round(self, x, played, feedback) -> np.ndarray:
         x = self._check_x(x)

@@ -9,6 +9,7 @@ Plug-in contract (see the package docstring and docs/bandit-core.md): an algorit
         act = my_act                      # (state, sp, K, rng) -> (greedy label, played label)
         update = my_update                # (state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback) -> ok
         adjust = my_adjust                # optional: (state, Wt, idx, val, lo, hi, s, K) -> None, e.g. s[:K] += bias
+        probs = my_probs                  # optional: (state, sp, K, out) -> None, the distribution act draws from
 
 :func:`act` and :func:`update` dispatch on the record's class at compile time, so :func:`run_rounds`
 is ONE loop compiled (and cached, ``cache=True``) once per record type, with the algorithm's rule
@@ -103,6 +104,29 @@ def _update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
         state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback)
 
 
+def probs(state, sp, K, out):
+    """The distribution ``act`` draws the played label from, for the scores ``sp`` (after ``adjust``), into
+    ``out[:K]`` (compiled code only): the record class's ``probs``; a record that names none writes NaN (its
+    propensities are unknown)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(probs, inline="always")
+def _probs(state, sp, K, out):
+    fn = getattr(getattr(state, "instance_class", None), "probs", None)
+    if fn is None:
+        def unknown(state, sp, K, out):
+            for k in range(K):
+                out[k] = np.nan
+        return unknown
+    return lambda state, sp, K, out: fn(state, sp, K, out)
+
+
+def has_probs(state) -> bool:
+    """Whether the record's class names a compiled ``probs`` (its propensities are known)."""
+    return getattr(type(state), "probs", None) is not None
+
+
 def adjust(state, Wt, idx, val, lo, hi, s, K):
     """The record's optional in-place change of the K scores ``s[:K]`` of the weights ``Wt`` for the row ``(idx, val,
     lo, hi)`` (a bias term; LinUCB's confidence widths); none by default (compiled code only)."""
@@ -175,7 +199,8 @@ class EnvState(NamedTuple):
 class Recorder(NamedTuple):
     """Outputs of a stream call: mistakes at ``checkpoints``; ``counters`` = [rounds done, played mistakes,
     greedy mistakes, next checkpoint slot] (read at the start, written back at the end); when ``log_index`` has
-    length >= the call's rounds, round r's (example index, played label, noisy feedback) goes to slot r."""
+    length >= the call's rounds, round r's (example index, played label, noisy feedback) goes to slot r, and when
+    ``log_propensity`` has, the probability the played label had (the record's ``probs``) too."""
 
     checkpoints: np.ndarray
     out_played: np.ndarray
@@ -184,6 +209,7 @@ class Recorder(NamedTuple):
     log_index: np.ndarray
     log_played: np.ndarray
     log_feedback: np.ndarray
+    log_propensity: np.ndarray
 
 
 class StreamInput(NamedTuple):
@@ -380,6 +406,9 @@ def _loop_impl(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
     n = n_rows(rows)
     Wt, s = Wp[:, :K], sp[:K]
     do_log = rec.log_index.shape[0] >= n_rounds
+    do_prop = rec.log_propensity.shape[0] >= n_rounds
+    log_propensity = rec.log_propensity
+    pbuf = np.zeros(K)
     counters = rec.counters
     # plain names: numba 0.68 dropped the writes of `rec.log_index[r] = i` in this loop (seen, not explained)
     log_index, log_played, log_feedback = rec.log_index, rec.log_played, rec.log_feedback
@@ -394,6 +423,9 @@ def _loop_impl(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
         scores_padded(Wp, idx, val, lo, hi, sp)
         adjust(state, Wt, idx, val, lo, hi, sp, K)
         yhat, played = act(state, sp, K, lrn_rng)
+        if do_prop:  # before the update: the distribution the label was drawn from
+            probs(state, sp, K, pbuf)
+            log_propensity[r] = pbuf[played]
         fb = flip(1 if played == yi else 0, uniform(env_rng), env.rho0, env.rho1)
         i_next = i
         if r + 1 < n_rounds:  # the next index draw follows this round's feedback draw, as in the per-round API
@@ -471,7 +503,31 @@ def _learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     return update(state, Wt, idx, val, 0, nnz, sp[:K], y, yhat, played, feedback), yhat
 
 
+def _act_prob_round(state, Wt, idx, val, nnz, rng):
+    """(greedy, played, probability of played) for one row: ``act``'s draw and ``probs``' distribution."""
+    K = Wt.shape[1]
+    sp = _round_scores(Wt, idx, val, nnz)
+    adjust(state, Wt, idx, val, 0, nnz, sp, K)
+    out = np.zeros(K)
+    probs(state, sp, K, out)
+    yhat, played = act(state, sp, K, rng)
+    return yhat, played, out[played]
+
+
+def _probs_rows(state, Wt, rows, P):
+    """P[i] = the distribution ``act`` would draw row i's label from (the stream's score arithmetic)."""
+    Wp, sp = padded(Wt)
+    K = Wt.shape[1]
+    for i in range(P.shape[0]):
+        idx, val, lo, hi = row_of(rows, i)
+        scores_padded(Wp, idx, val, lo, hi, sp)
+        adjust(state, Wt, idx, val, lo, hi, sp, K)
+        probs(state, sp, K, P[i])
+
+
 _act_round_cached, _act_round_uncached = (njit(cache=c, nogil=True)(_act_round) for c in (True, False))
+_act_prob_round_cached, _act_prob_round_uncached = (njit(cache=c, nogil=True)(_act_prob_round) for c in (True, False))
+_probs_rows_cached, _probs_rows_uncached = (njit(cache=c, nogil=True)(_probs_rows) for c in (True, False))
 _learn_round_cached, _learn_round_uncached = (njit(cache=c, nogil=True)(_learn_round) for c in (True, False))
 
 
@@ -487,5 +543,18 @@ def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     return fn(state, Wt, idx, val, nnz, y, played, feedback)
 
 
-__all__ = ["act", "update", "adjust", "run_rounds", "act_round", "learn_round", "EnvState", "Recorder", "StreamInput", "DenseRows",
+def act_prob_round(state, Wt, idx, val, nnz, rng):
+    """(greedy, played, probability of played) for one row, drawing from ``rng`` as :func:`act_round` does."""
+    fn = _act_prob_round_cached if _cacheable(state) else _act_prob_round_uncached
+    return fn(state, Wt, idx, val, nnz, rng)
+
+
+def probs_rows(state, Wt, rows, P):
+    """P[i] = the distribution the record's ``act`` draws row i's label from (``rows``: dense or CSR accessor)."""
+    fn = _probs_rows_cached if _cacheable(state) else _probs_rows_uncached
+    return fn(state, Wt, rows, P)
+
+
+__all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "learn_round", "act_prob_round",
+           "probs_rows", "EnvState", "Recorder", "StreamInput", "DenseRows",
            "CsrRows", "dense_rows", "csr_rows", "flip", "next_index", "shuffle"]

@@ -705,6 +705,7 @@ class AutoCBState(NamedTuple):
     update = autocb_update
     adjust = autocb_adjust
     weight = F.first_order_weight
+    probs = S.igw_probs
 
 
 @njit(cache=True, nogil=True)

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nolo.learners.bandit._explore import explore_act
+from nolo.learners.bandit._explore import explore_act, explore_probs
 from nolo.learners.bandit._linear import ExploringBanditLearner
 
 __all__ = ["BPA", "BPAState"]
@@ -39,6 +39,7 @@ class BPAState(NamedTuple):
 
     gamma: float
     act = explore_act
+    probs = explore_probs
     update = update_bpa
 
 

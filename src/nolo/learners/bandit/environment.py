@@ -218,8 +218,9 @@ class ClassificationBandit:
 
         All or nothing: if the run fails (a non-finite update raises NumericalError, or any other
         exception), the learner's state, both generators and the visiting order are as before the call.
-        ``log=True`` also returns every round's (example index, played label, noisy feedback) in
-        ``result.extra["log"]`` -- O(n_rounds) memory, opt-in (a click log for NREst).
+        ``log=True`` also returns every round's (example index, played label, noisy feedback, and the probability the
+        played label was drawn with -- NaN for a learner whose record names no ``probs``) in ``result.extra["log"]``
+        -- O(n_rounds) memory, opt-in (a click log for NREst and off-policy evaluation).
         """
         n_rounds = check_int(n_rounds, "n_rounds", low=1)
         cps = check_checkpoints(log_checkpoints(n_rounds) if checkpoints is None else checkpoints, n_rounds)

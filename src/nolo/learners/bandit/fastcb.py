@@ -78,6 +78,7 @@ class FastCBState(NamedTuple("FastCBFields", [*S.SquareCBState.__annotations__.i
     update = S.squarecb_update
     adjust = S.add_bias
     weight = first_order_weight
+    probs = S.igw_probs
 
 
 def fastcb_probabilities(r, gamma: float, loss: float) -> np.ndarray:

@@ -118,6 +118,18 @@ def kernel_ts_act(state, sp, K, rng):
     return ahat, K - 1  # u * z rounded up to z
 
 
+@njit(cache=True, nogil=True, inline="always")
+def kernel_ts_probs(state, sp, K, out):
+    """:func:`kernel_ts_act`'s distribution: P(k) proportional to exp(c (L_k - max L)), with the draw's arithmetic."""
+    ahat = argmax_padded(sp, K)
+    m = sp[ahat]
+    z = 0.0
+    for k in range(K):
+        z += math.exp(state.temperature * (sp[k] - m))
+    for k in range(K):
+        out[k] = math.exp(state.temperature * (sp[k] - m)) / z
+
+
 # not inline="always": inlined into the stream loop, numba 0.68 dropped this function's writes to hn, ha and he
 # (the stream's history kept zeros where the per-round path stored the rounds; the count, H and cnt were written)
 # -- as it did LinUCB's ``width`` (linucb.py); the contract check stream_equals_rounds catches it
@@ -165,6 +177,7 @@ class KernelTSState(NamedTuple):
     act = kernel_ts_act
     update = kernel_ts_update
     adjust = kernel_ts_adjust
+    probs = kernel_ts_probs
 
 
 @njit(cache=True, nogil=True)

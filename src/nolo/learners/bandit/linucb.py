@@ -102,6 +102,15 @@ def linucb_act(state, sp, K, rng):
     return ahat, played
 
 
+@njit(cache=True, nogil=True, inline="always")
+def linucb_probs(state, sp, K, out):
+    """:func:`linucb_act`'s distribution: it draws nothing, so all mass on the optimistic label."""
+    _, played = linucb_act(state, sp, K, None)
+    for k in range(K):
+        out[k] = 0.0
+    out[played] = 1.0
+
+
 class LinUCBState(NamedTuple("LinUCBFields", [*S.SquareCBState.__annotations__.items(), ("beta", float),
                                                 ("width", np.ndarray), ("zbuf", np.ndarray)])):
     """LinUCB's record: :class:`~nolo.learners.bandit.squarecb.SquareCBState`'s fields (its oracle the ridge
@@ -110,6 +119,7 @@ class LinUCBState(NamedTuple("LinUCBFields", [*S.SquareCBState.__annotations__.i
 
     __slots__ = ()
     act = linucb_act
+    probs = linucb_probs
     update = S.squarecb_update
     adjust = linucb_adjust
 

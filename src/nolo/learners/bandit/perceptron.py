@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from nolo.exceptions import ParameterError
-from nolo.learners.bandit._explore import greedy_act
+from nolo.learners.bandit._explore import greedy_act, greedy_probs
 from nolo.learners.bandit._linear import LinearMulticlassMixin
 from nolo.learners.base import FullInformationLearner
 
@@ -33,6 +33,7 @@ class PerceptronState(NamedTuple):
     """The Perceptron's record: no state besides W; plays greedily, is told the true label."""
 
     act = greedy_act
+    probs = greedy_probs
     update = update_perceptron
 
 

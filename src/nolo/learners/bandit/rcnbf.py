@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from nolo._validation import check_flip_rates
-from nolo.learners.bandit._explore import explore_act, play_probability
+from nolo.learners.bandit._explore import explore_act, explore_probs, play_probability
 from nolo.learners.bandit._linear import ExploringBanditLearner
 from nolo.learners.bandit._simd import add_sub_columns
 from nolo.noise import FlipChannel
@@ -58,6 +58,7 @@ class ExpHState(NamedTuple):
     gamma: float
     coef: np.ndarray
     act = explore_act
+    probs = explore_probs
     update = update_exp_h
 
 

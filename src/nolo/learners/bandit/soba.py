@@ -9,7 +9,7 @@ from numba import njit
 
 from nolo._validation import check_scalar
 from nolo.exceptions import PersistenceError
-from nolo.learners.bandit._explore import best_competitor, explore_act, play_probability
+from nolo.learners.bandit._explore import best_competitor, explore_act, explore_probs, play_probability
 from nolo.learners.bandit._linear import ExploringBanditLearner
 
 __all__ = ["SOBA", "SOBAState", "A_RANGE"]
@@ -80,6 +80,7 @@ class SOBAState(NamedTuple):
     At: np.ndarray
     budget: np.ndarray
     act = explore_act
+    probs = explore_probs
     update = update_soba
 
 

@@ -146,6 +146,22 @@ def igw_act(state, sp, K, rng):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def igw_probs(state, sp, K, out):
+    """:func:`igw_act`'s distribution for round t = clock + 1: each a != a_hat gets 1 / (K + g (r[a_hat] - r[a])) with
+    the record's gap weight, a_hat the rest (summed in index order, as the draw sums)."""
+    ahat = argmax_padded(sp, K)
+    g = explore_weight(state, sp, K, ahat, float(state.clock[0] + 1))
+    top = sp[ahat]
+    acc = 0.0
+    for a in range(K):
+        if a != ahat:
+            p = 1.0 / (K + g * (top - sp[a]))
+            out[a] = p
+            acc += p
+    out[ahat] = 1.0 - acc
+
+
+@njit(cache=True, nogil=True, inline="always")
 def squarecb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     """Round t = clock + 1 (the clock advances): the oracle step of class ``played`` on (f - rho0)/kappa, then the
     rate estimate (the top prediction, f / p(played)); False (nothing written) on a non-finite oracle step."""
@@ -188,6 +204,7 @@ class SquareCBState(NamedTuple):
     act = igw_act
     update = squarecb_update
     adjust = add_bias
+    probs = igw_probs
 
 
 # ---------------------------------------------------------------------------------------------
