@@ -98,17 +98,17 @@ class LinearMulticlassMixin:
         check_representable(arr, self.dtype, name)
         return arr
 
-    def _rows(self, X):
+    def _rows(self, X, dtype=np.float64):
         """``X`` (dense or sparse, checked) as the compiled code's rows (:func:`._stream.dense_rows` /
-        ``csr_rows``) and its number of rows: for the learners whose ``decision_function`` runs compiled."""
+        ``csr_rows``) in ``dtype`` and its number of rows: for the learners whose ``decision_function`` runs compiled."""
         if sp.issparse(X):
-            X = canonical_csr(X, np.float64)
+            X = canonical_csr(X, dtype)
             if X.shape[1] != self.n_features_in_:
                 raise ParameterError(f"X must have {self.n_features_in_} features per row, got {X.shape[1]}")
             if not np.all(np.isfinite(X.data)):
                 raise ParameterError("X must contain only finite values (no NaN or inf)")
             return _stream.csr_rows(X), X.shape[0]
-        X = np.ascontiguousarray(self._check_X(X), dtype=np.float64)
+        X = np.ascontiguousarray(self._check_X(X), dtype=dtype)
         return _stream.dense_rows(X), X.shape[0]
 
     # -- all-or-nothing: a snapshot of the persistent state -------------------------------------
@@ -173,8 +173,6 @@ class LinearMulticlassMixin:
         ``n_rounds``.  On any exception (NumericalError on a non-finite write included) every state
         attribute and the learner's generator are restored to their values at the call.
         """
-        if log and self._logs_rounds:
-            raise ParameterError(f"log=True is not available for {type(self).__name__} (it keeps its own block log)")
         out_p = np.zeros(checkpoints.size, dtype=np.int64)
         out_g = np.zeros(checkpoints.size, dtype=np.int64)
         counters = np.zeros(4, dtype=np.int64)
@@ -238,7 +236,7 @@ class LinearMulticlassMixin:
         if not _stream.has_probs(state):
             raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
                                       "propensities are unknown (docs/bandit-core.md)")
-        rows, n = self._rows(X)
+        rows, n = self._rows(X, self.W_.dtype)  # the scores in the learner's precision, as the stream computes them
         P = np.empty((n, int(self.n_classes)))
         _stream.probs_rows(state, self.W_.T, rows, P)
         return P
