@@ -171,3 +171,64 @@ def test_read_log_names_the_bad_row_and_column(tmp_path):
     pd.DataFrame({"played": [0], "bit": [1]}).to_csv(p, index=False)
     with pytest.raises(ParameterError, match="propensity"):
         read_log(p)
+
+
+def _random_log(rng, n=3000, K=4):
+    a = rng.integers(0, K, n)
+    p = rng.uniform(0.05, 1.0, n)
+    bit = rng.integers(0, 2, n)
+    pi = rng.dirichlet(np.ones(K), n)
+    q = rng.random((n, K))
+    return a, p, bit, pi, q
+
+
+@pytest.mark.parametrize("tau", [None, 3.0])
+def test_moments_merged_over_chunks_equal_one_pass(tau):
+    from nolo.offpolicy import LogMoments
+
+    rng = np.random.default_rng(11)
+    a, p, bit, pi, q = _random_log(rng)
+    one = LogMoments(4, with_model=True, tau=tau).update(a, p, bit, pi, q)
+    parts = LogMoments(4, with_model=True, tau=tau)
+    for lo, hi in ((0, 7), (7, 1000), (1000, 1001), (1001, 3000)):
+        parts.update(a[lo:hi], p[lo:hi], bit[lo:hi], pi[lo:hi], q[lo:hi], row0=lo)
+    shard = LogMoments(4, with_model=True, tau=tau).update(a[:1500], p[:1500], bit[:1500], pi[:1500], q[:1500])
+    shard.merge(LogMoments(4, with_model=True, tau=tau).update(a[1500:], p[1500:], bit[1500:], pi[1500:], q[1500:]))
+    for other in (parts, shard):
+        e1, e2 = one.estimates(0.1, 0.2), other.estimates(0.1, 0.2)
+        for m in e1:
+            assert e2[m].value == pytest.approx(e1[m].value, rel=1e-12, abs=1e-12)
+            assert e2[m].se == pytest.approx(e1[m].se, rel=1e-9)
+            assert e2[m].tau == e1[m].tau or (np.isnan(e1[m].tau) and np.isnan(e2[m].tau))
+    # the per-row terms the moments stand for, written out
+    w = pi[np.arange(a.size), a] / p
+    h = (bit - 0.1) / 0.7
+    qc = (q - 0.1) / 0.7
+    dr = (pi * qc).sum(1) + w * (h - qc[np.arange(a.size), a])
+    e = one.estimates(0.1, 0.2)
+    assert e["dr"].value == pytest.approx(dr.mean(), rel=1e-12)
+    assert e["dr"].se == pytest.approx(dr.std(ddof=1) / np.sqrt(a.size), rel=1e-9)
+    infl = w * (h - e["snips"].value) / w.mean()
+    assert e["snips"].se == pytest.approx(infl.std(ddof=1) / np.sqrt(a.size), rel=1e-9)
+
+
+def test_rate_sensitivity_is_the_derivative_of_the_estimate():
+    rng = np.random.default_rng(12)
+    a, p, bit, pi, q = _random_log(rng)
+    eps = 1e-6
+    for m in ("ips", "snips", "dm", "dr"):
+        base = evaluate(a, p, bit, pi, rewards=q, rho0=0.1, rho1=0.2, methods=(m,))[m]
+        g0 = (evaluate(a, p, bit, pi, rewards=q, rho0=0.1 + eps, rho1=0.2, methods=(m,))[m].value - base.value) / eps
+        g1 = (evaluate(a, p, bit, pi, rewards=q, rho0=0.1, rho1=0.2 + eps, methods=(m,))[m].value - base.value) / eps
+        wide = evaluate(a, p, bit, pi, rewards=q, rho0=0.1, rho1=0.2, methods=(m,), rate_se=(0.03, 0.01))[m]
+        want = np.sqrt(base.se ** 2 + (g0 * 0.03) ** 2 + (g1 * 0.01) ** 2)
+        assert wide.se == pytest.approx(want, rel=1e-4), m
+
+
+def test_moments_name_the_bad_row_of_a_later_chunk():
+    from nolo.offpolicy import LogMoments
+
+    mom = LogMoments(2)
+    with pytest.raises(ParameterError, match="row 1001"):
+        mom.update(np.array([0, 1]), np.array([0.5, 0.0]), np.array([1, 0]), np.array([0, 1]), row0=1000)
+    assert mom.n == 0

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "plot": "nolo.cli.plot:plot",
     "data": "nolo.cli.data:data",
     "estimate-noise": "nolo.cli.estimate_noise:estimate_noise",
+    "evaluate": "nolo.cli.evaluate:evaluate",
 }
 
 

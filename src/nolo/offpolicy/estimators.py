@@ -45,7 +45,7 @@ from scipy import stats
 from nolo._validation import check_flip_rates, check_scalar
 from nolo.exceptions import ParameterError
 
-__all__ = ["Estimate", "METHODS", "flip_corrected", "evaluate", "target_matrix"]
+__all__ = ["Estimate", "LogMoments", "METHODS", "flip_corrected", "evaluate", "target_matrix"]
 
 METHODS = ("dm", "ips", "snips", "dr", "switch-dr")
 #: the SWITCH thresholds tried, as multiples of the target's mean importance weight's scale (tau = these x K)
@@ -110,7 +110,7 @@ def target_matrix(target, n: int, K: int | None = None) -> np.ndarray:
     return P
 
 
-def _check_log(played, propensity, bit, K):
+def _check_log(played, propensity, bit, K, row0: int = 0):
     a = np.asarray(played)
     p = np.asarray(propensity, dtype=np.float64)
     f = np.asarray(bit)
@@ -120,22 +120,166 @@ def _check_log(played, propensity, bit, K):
     if n == 0:
         raise ParameterError("the log is empty")
     if not np.issubdtype(a.dtype, np.integer) or a.min() < 0 or a.max() >= K:
-        raise ParameterError(f"played must hold integer labels in [0, {K - 1}]")
+        bad = 0 if not np.issubdtype(a.dtype, np.integer) else int(np.flatnonzero((a < 0) | (a >= K))[0])
+        raise ParameterError(f"played must hold integer labels in [0, {K - 1}]; row {row0 + bad} has {a[bad]!r}")
     if not (np.all(np.isfinite(p)) and np.all(p > 0) and np.all(p <= 1)):
         bad = int(np.flatnonzero(~(np.isfinite(p) & (p > 0) & (p <= 1)))[0])
-        raise ParameterError(f"propensity must lie in (0, 1]; row {bad} has {p[bad]!r}")
+        raise ParameterError(f"propensity must lie in (0, 1]; row {row0 + bad} has {p[bad]!r}")
     if not np.all((f == 0) | (f == 1)):
         bad = int(np.flatnonzero((f != 0) & (f != 1))[0])
-        raise ParameterError(f"bit must be 0 or 1; row {bad} has {f[bad]!r}")
+        raise ParameterError(f"bit must be 0 or 1; row {row0 + bad} has {f[bad]!r}")
     return a.astype(np.int64), p, f.astype(np.float64)
 
 
-def _normal(method, terms, level, corrected, tau=float("nan")):
-    n = terms.shape[0]
-    v = float(terms.mean())
-    se = float(terms.std(ddof=1) / math.sqrt(n)) if n > 1 else float("inf")
-    z = stats.norm.ppf(0.5 + level / 2)
-    return Estimate(method, v, se, (v - z * se, v + z * se), level, corrected, n, tau)
+class LogMoments:
+    """Running first and second moments of a log's per-row terms on the bit's own scale, merged chunk by chunk (Chan,
+    Golub & LeVeque 1979): everything :func:`evaluate` needs, so a log of any length is evaluated in one pass with
+    bounded memory, and the flip rates can be chosen (or estimated) after the pass.
+
+    Every estimate here is affine in the bit: with h = (f - rho0) / kappa and the model's q read on the same scale,
+    the corrected IPS term is (w f - rho0 w) / kappa, the DM term (sum_a pi q - rho0) / kappa (pi sums to 1), the DR
+    term (d - rho0) / kappa with d = sum_a pi q + w f - w q(a), SWITCH's likewise.  So the moments of z = (w, w f,
+    sum_a pi q, d, and per SWITCH threshold the kept term and the switched weight) determine every value, standard
+    error and rate sensitivity exactly.
+
+    >>> m = LogMoments(2).update(np.array([1, 0]), np.array([0.5, 0.5]), np.array([1, 0]), np.array([[0, 1], [0, 1.]]))
+    >>> round(m.estimates(0.1, 0.2, methods=("ips",))["ips"].value, 6)   # mean of w h = (2 * 0.9 / 0.7 + 0) / 2
+    1.285714
+    """
+
+    def __init__(self, K: int, with_model: bool = False, tau: float | None = None):
+        self.K = int(K)
+        self.with_model = bool(with_model)
+        self.taus = tuple(c * self.K for c in _TAUS) if tau is None else (float(tau),)
+        self.fixed_tau = tau is not None
+        self.n = 0
+        width = 2 + (2 + 2 * len(self.taus) if self.with_model else 0)
+        self.mean = np.zeros(width)
+        self.C = np.zeros((width, width))  # sum of centred cross-products
+
+    def update(self, played, propensity, bit, pi, q=None, row0: int = 0) -> "LogMoments":
+        """Add a chunk: logged (played, propensity, bit), the target's (n, K) probabilities ``pi`` and, with a model,
+        its (n, K) predictions ``q`` of the bit.  ``row0``: the chunk's first row in the log (for error messages)."""
+        a, p, f = _check_log(played, propensity, bit, self.K, row0)
+        n = a.shape[0]
+        pi = target_matrix(pi, n, self.K)
+        rows = np.arange(n)
+        w = pi[rows, a] / p
+        cols = [w, w * f]
+        if self.with_model:
+            if q is None:
+                raise ParameterError("these moments carry a reward model: pass q, its (n, K) predictions of the bit")
+            q = np.asarray(q, dtype=np.float64)
+            if q.shape != (n, self.K) or not np.all(np.isfinite(q)):
+                raise ParameterError(f"rewards must be finite with shape ({n}, {self.K}), got {q.shape}")
+            dq = (pi * q).sum(axis=1)
+            corr = w * f - w * q[rows, a]
+            cols += [dq, dq + corr]
+            for t in self.taus:
+                keep = w <= t
+                cols += [dq + np.where(keep, corr, 0.0), np.where(keep, 0.0, w)]
+        Z = np.column_stack(cols)
+        mb = Z.mean(axis=0)
+        D = Z - mb
+        self._merge(n, mb, D.T @ D)
+        return self
+
+    def merge(self, other: "LogMoments") -> "LogMoments":
+        """Add another log's moments (a shard evaluated elsewhere): the same as one pass over both."""
+        if (other.K, other.with_model, other.taus) != (self.K, self.with_model, self.taus):
+            raise ParameterError("only moments of the same K, model and thresholds merge")
+        self._merge(other.n, other.mean, other.C)
+        return self
+
+    def _merge(self, nb, mb, Cb) -> None:
+        na = self.n
+        if nb == 0:
+            return
+        n = na + nb
+        delta = mb - self.mean
+        self.mean = self.mean + delta * (nb / n)
+        self.C = self.C + Cb + np.outer(delta, delta) * (na * nb / n)
+        self.n = n
+
+    # -- estimates ---------------------------------------------------------------------------------------------
+    def _se(self, u) -> float:
+        n = self.n
+        if n < 2:
+            return float("inf")
+        return float(math.sqrt(max(float(u @ self.C @ u), 0.0) / (n - 1) / n))
+
+    def estimates(self, rho0: float = 0.0, rho1: float = 0.0, *, correct: bool = True, methods=METHODS,
+                  level: float = 0.95, rate_se: tuple[float, float] | None = None) -> dict[str, Estimate]:
+        """``{method: Estimate}`` under the rates (see :func:`evaluate` for the parameters)."""
+        if self.n == 0:
+            raise ParameterError("the log is empty")
+        level = check_scalar(level, "level", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+        if not isinstance(correct, (bool, np.bool_)):
+            raise ParameterError(f"correct must be True or False, got {correct!r}")
+        r0, r1 = check_flip_rates(rho0, rho1) if correct else (0.0, 0.0)
+        methods = tuple(methods)
+        for m in methods:
+            if m not in METHODS:
+                raise ParameterError(f"methods must be among {', '.join(METHODS)}, got {m!r}")
+        need_q = [m for m in methods if m in ("dm", "dr", "switch-dr")]
+        if need_q and not self.with_model:
+            raise ParameterError(f"method(s) {', '.join(need_q)} need rewards (a reward model's (n, K) predictions)")
+        kappa = 1.0 - r0 - r1
+        z = stats.norm.ppf(0.5 + level / 2)
+        M, width = self.mean, self.mean.shape[0]
+
+        def e(j):
+            u = np.zeros(width)
+            u[j] = 1.0
+            return u
+
+        out: dict[str, Estimate] = {}
+        for m in methods:
+            tau = float("nan")
+            c = 1.0  # the value is (raw - rho0 c) / kappa: c = mean w for IPS, 1 otherwise
+            if m == "ips":
+                c = float(M[0])
+                raw, u = M[1], e(1) - r0 * e(0)
+            elif m == "snips":
+                if M[0] <= 0:
+                    raw, u = float("nan"), np.zeros(width)
+                else:
+                    raw = M[1] / M[0]
+                    u = (e(1) - raw * e(0)) / M[0]  # the ratio's influence function
+            elif m == "dm":
+                raw, u = M[2], e(2)
+            elif m == "dr":
+                raw, u = M[3], e(3)
+            else:
+                j = self._switch_index(kappa)
+                tau = self.taus[j]
+                raw, u = M[4 + 2 * j], e(4 + 2 * j)
+            value = float((raw - r0 * c) / kappa)
+            se = self._se(u) / kappa
+            if rate_se is not None and correct:
+                # first-order propagation of the rates' standard errors: d value / d rho0 = (value - c) / kappa,
+                # d value / d rho1 = value / kappa (the rates' estimates taken independent)
+                s0, s1 = (float(s) for s in rate_se)
+                se = math.sqrt(se ** 2 + ((value - c) / kappa * s0) ** 2 + (value / kappa * s1) ** 2)
+            out[m] = Estimate(m, value, se, (value - z * se, value + z * se), level, bool(correct), self.n, tau)
+        return out
+
+    def _switch_index(self, kappa: float) -> int:
+        """SWITCH's threshold: the one given, or the grid's minimiser of estimated variance plus the squared bias
+        bound (the model's term has bias at most the reward range 1 / kappa times the target's mass on the switched
+        labels, which the mean switched weight E_logger[1(w > tau) w] is exactly)."""
+        if self.fixed_tau:
+            return 0
+        best, arg = None, 0
+        for j in range(len(self.taus)):
+            u = np.zeros(self.mean.shape[0])
+            u[4 + 2 * j] = 1.0 / kappa
+            var = self._se(u) ** 2
+            bias = float(self.mean[5 + 2 * j]) / kappa
+            mse = var + bias * bias
+            if best is None or mse < best:
+                best, arg = mse, j
+        return arg
 
 
 def evaluate(played, propensity, bit, target, *, rewards=None, rho0: float = 0.0, rho1: float = 0.0,
@@ -156,104 +300,18 @@ def evaluate(played, propensity, bit, target, *, rewards=None, rho0: float = 0.0
     rate_se : standard errors of (rho0, rho1) when they were estimated: the intervals widen by the value's first-order
         sensitivity to them
 
-    Returns ``{method: Estimate}``.
+    Returns ``{method: Estimate}``.  One pass of :class:`LogMoments` over the whole log.
     """
     K = np.asarray(target).shape[1] if np.asarray(target).ndim == 2 else (
         np.asarray(rewards).shape[1] if rewards is not None else None)
     if K is None:
         K = int(np.max(played)) + 1
-    a, p, f = _check_log(played, propensity, bit, K)
-    n = a.shape[0]
-    pi = target_matrix(target, n, K)
-    level = check_scalar(level, "level", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
-    if not isinstance(correct, (bool, np.bool_)):
-        raise ParameterError(f"correct must be True or False, got {correct!r}")
-    r0, r1 = check_flip_rates(rho0, rho1) if correct else (0.0, 0.0)
+    if tau is not None:
+        tau = check_scalar(tau, "tau", low=0.0, low_inclusive=False)
     methods = tuple(methods)
-    for m in methods:
-        if m not in METHODS:
-            raise ParameterError(f"methods must be among {', '.join(METHODS)}, got {m!r}")
     need_q = [m for m in methods if m in ("dm", "dr", "switch-dr")]
     if need_q and rewards is None:
         raise ParameterError(f"method(s) {', '.join(need_q)} need rewards (a reward model's (n, K) predictions)")
-    kappa = 1.0 - r0 - r1
-    h = (f - r0) / kappa
-    rows = np.arange(n)
-    w = pi[rows, a] / p
-    out: dict[str, Estimate] = {}
-    if need_q:
-        q = np.asarray(rewards, dtype=np.float64)
-        if q.shape != (n, K) or not np.all(np.isfinite(q)):
-            raise ParameterError(f"rewards must be finite with shape ({n}, {K}), got {q.shape}")
-        q = (q - r0) / kappa
-        dm_terms = (pi * q).sum(axis=1)
-        dr_terms = dm_terms + w * (h - q[rows, a])
-    for m in methods:
-        if m == "dm":
-            out[m] = _normal(m, dm_terms, level, bool(correct))
-        elif m == "ips":
-            out[m] = _normal(m, w * h, level, bool(correct))
-        elif m == "snips":
-            sw = w.sum()
-            v = float((w * h).sum() / sw) if sw > 0 else float("nan")
-            infl = w * (h - v) / (sw / n)
-            se = float(infl.std(ddof=1) / math.sqrt(n)) if n > 1 else float("inf")
-            z = stats.norm.ppf(0.5 + level / 2)
-            out[m] = Estimate(m, v, se, (v - z * se, v + z * se), level, bool(correct), n)
-        elif m == "dr":
-            out[m] = _normal(m, dr_terms, level, bool(correct))
-        elif m == "switch-dr":
-            out[m] = _switch(dm_terms, q, pi, w, h, a, level, bool(correct), tau, r0, kappa)
-    if rate_se is not None and correct:
-        out = {m: _widen(e, rate_se, f, a, p, pi, q if need_q else None, r0, r1, w) for m, e in out.items()}
-    return out
-
-
-def _switch(dm_terms, q, pi, w, h, a, level, corrected, tau, r0, kappa):
-    """SWITCH-DR with threshold ``tau`` (or the grid's best by estimated variance + squared bias bound)."""
-    n, K = pi.shape
-    rows = np.arange(n)
-    # reward range on the corrected scale (the bound's R_max): h lies in [-r0 / kappa, (1 - r0) / kappa]
-    rmax = 1.0 / kappa
-
-    def terms_for(t):
-        keep = w <= t
-        # the DM part covers the labels whose weight would exceed tau: here, per logged row, the model's term for the
-        # switched mass; the DR correction only on rows whose weight is kept
-        return dm_terms + np.where(keep, w * (h - q[rows, a]), 0.0), keep
-
-    if tau is None:
-        best = None
-        for c in _TAUS:
-            t = c * K
-            terms, keep = terms_for(t)
-            var = terms.var(ddof=1) / n
-            # the target's mass on the switched labels, sum_{a: w(x, a) > tau} pi(a | x), estimated without the
-            # logger's full distribution: E_{a ~ logger}[1(w > tau) w] is exactly that mass
-            bias = rmax * float(np.mean(np.where(keep, 0.0, w)))
-            mse = var + bias * bias
-            if best is None or mse < best[0]:
-                best = (mse, t)
-        tau = best[1]
-    else:
-        tau = check_scalar(tau, "tau", low=0.0, low_inclusive=False)
-    terms, _ = terms_for(tau)
-    return _normal("switch-dr", terms, level, corrected, float(tau))
-
-
-def _widen(e: Estimate, rate_se, f, a, p, pi, q, r0, r1, w) -> Estimate:
-    """Widen the interval by the value's first-order sensitivity to the rates: d value / d rho0 and d rho1 by finite
-    differences of the same estimator, combined with ``rate_se`` (independent)."""
-    s0, s1 = (float(s) for s in rate_se)
-    eps = 1e-6
-
-    def val(dr0, dr1):
-        kw = dict(rewards=q * (1.0 - r0 - r1) + r0 if q is not None else None)
-        return evaluate(a, p, f, pi, rho0=r0 + dr0, rho1=r1 + dr1, methods=(e.method,), level=e.level,
-                        tau=e.tau if e.method == "switch-dr" else None, **kw)[e.method].value
-
-    g0 = (val(eps, 0.0) - e.value) / eps
-    g1 = (val(0.0, eps) - e.value) / eps
-    se = math.sqrt(e.se ** 2 + (g0 * s0) ** 2 + (g1 * s1) ** 2)
-    z = stats.norm.ppf(0.5 + e.level / 2)
-    return Estimate(e.method, e.value, se, (e.value - z * se, e.value + z * se), e.level, e.corrected, e.n, e.tau)
+    mom = LogMoments(K, with_model=rewards is not None, tau=tau)
+    mom.update(played, propensity, bit, target, rewards)
+    return mom.estimates(rho0, rho1, correct=correct, methods=methods, level=level, rate_se=rate_se)

@@ -11,6 +11,7 @@ learning need.  A deployed learner logs the same with ``label, p = learner.act(x
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ import pandas as pd
 
 from nolo.exceptions import ParameterError
 
-__all__ = ["LOG_COLUMNS", "log_frame", "write_log", "read_log", "policy_probabilities"]
+__all__ = ["LOG_COLUMNS", "LogChunk", "log_frame", "write_log", "iter_log", "read_log", "policy_probabilities"]
 
 #: the columns every log has (``row`` indexes the contexts; ``round`` counts from 1)
 LOG_COLUMNS = ("round", "row", "played", "propensity", "bit")
@@ -60,36 +61,136 @@ def _check_columns(df: pd.DataFrame, name: str) -> None:
         raise ParameterError(f"{name} lacks column(s) {', '.join(missing)} (a log needs played, propensity and bit)")
 
 
-def read_log(path, n_classes: int | None = None) -> pd.DataFrame:
-    """Read a log (Parquet or CSV) and check every row: ``played`` an integer label (in [0, n_classes) when given),
-    ``propensity`` in (0, 1], ``bit`` 0 or 1, no NaN; a bad row is named with its column in a one-line error."""
-    path = Path(path)
-    if not path.exists():
-        raise ParameterError(f"log file {path} does not exist")
-    df = pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
-    _check_columns(df, f"log {path.name}")
-    for col in ("played", "propensity", "bit"):
-        bad = df[col].isna().to_numpy()
+#: columns of a log that are not features
+NON_FEATURES = ("round", "row", "played", "propensity", "bit", "feedback")
+#: rows per chunk when a log is read piece by piece
+CHUNK_ROWS = 65_536
+
+
+@dataclass(frozen=True)
+class LogChunk:
+    """Consecutive rows of a log, checked: ``row0`` is the first one's index in the log (0-based), ``X`` the feature
+    columns (float64, (n, d); (n, 0) when the log has none), ``columns`` their names."""
+
+    row0: int
+    played: np.ndarray
+    propensity: np.ndarray
+    bit: np.ndarray
+    X: np.ndarray
+    columns: tuple
+    frame: pd.DataFrame = field(repr=False, default=None)  # the rows as read
+
+
+def _frames(path: Path, chunk_rows: int):
+    """DataFrames of at most ``chunk_rows`` rows: a Parquet file, a directory of Parquet shards, or a CSV."""
+    if path.is_dir():
+        import pyarrow.dataset as ds
+
+        try:
+            dataset = ds.dataset(path, format="parquet")
+        except Exception as exc:  # pyarrow raises several types for a bad directory
+            raise ParameterError(f"log directory {path} is not a Parquet dataset: {exc}") from None
+        for batch in dataset.to_batches(batch_size=chunk_rows):
+            yield batch.to_pandas()
+    elif path.suffix in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        try:
+            f = pq.ParquetFile(path)
+        except Exception as exc:
+            raise ParameterError(f"log {path.name} is not a readable Parquet file: {exc}") from None
+        for batch in f.iter_batches(batch_size=chunk_rows):
+            yield batch.to_pandas()
+    elif path.suffix == ".csv":
+        try:
+            yield from pd.read_csv(path, chunksize=chunk_rows)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            raise ParameterError(f"log {path.name} is not a readable CSV file: {exc}") from None
+    else:
+        raise ParameterError(f"a log must be a .parquet/.pq or .csv file or a directory of Parquet files, got {path.name}")
+
+
+def _bit_column(columns) -> str:
+    if "bit" in columns:
+        return "bit"
+    if "feedback" in columns:
+        return "feedback"  # the column name `nolo estimate-noise` logs use
+    raise ParameterError(f"the log has no column bit (or feedback); columns are {list(columns)}")
+
+
+def _check_chunk(df: pd.DataFrame, row0: int, name: str, n_classes, features) -> LogChunk:
+    missing = [c for c in ("played", "propensity") if c not in df.columns]
+    if missing:
+        raise ParameterError(f"log {name} lacks column(s) {', '.join(missing)} (a log needs played, propensity and "
+                             f"bit); columns are {list(df.columns)}")
+    bit_col = _bit_column(df.columns)
+
+    def numeric(col):
+        v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(v)
         if bad.any():
-            raise ParameterError(f"log {path.name}: row {int(np.flatnonzero(bad)[0])} has no {col} (NaN)")
-    played = df["played"].to_numpy()
-    if not np.all(np.equal(np.mod(played, 1), 0)) or (played < 0).any() or (
-            n_classes is not None and (played >= n_classes).any()):
-        i = int(np.flatnonzero((np.mod(played, 1) != 0) | (played < 0) |
-                               ((played >= n_classes) if n_classes is not None else False))[0])
+            i = int(np.flatnonzero(bad)[0])
+            raise ParameterError(f"log {name}: row {row0 + i} column {col} = {df[col].iloc[i]!r} is not a finite "
+                                 "number")
+        return v
+
+    played = numeric("played")
+    bad = (np.mod(played, 1) != 0) | (played < 0)
+    if n_classes is not None:
+        bad |= played >= n_classes
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
         hi = f"[0, {n_classes - 1}]" if n_classes is not None else ">= 0"
-        raise ParameterError(f"log {path.name}: row {i} column played = {played[i]!r} is not an integer label in {hi}")
-    p = df["propensity"].to_numpy(dtype=np.float64)
+        raise ParameterError(f"log {name}: row {row0 + i} column played = {played[i]!r} is not an integer label in {hi}")
+    p = numeric("propensity")
     bad = ~((p > 0) & (p <= 1))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ParameterError(f"log {path.name}: row {i} column propensity = {p[i]!r} is outside (0, 1]")
-    b = df["bit"].to_numpy()
+        raise ParameterError(f"log {name}: row {row0 + i} column propensity = {p[i]!r} is outside (0, 1]")
+    b = numeric(bit_col)
     bad = ~np.isin(b, (0, 1))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ParameterError(f"log {path.name}: row {i} column bit = {b[i]!r} is not 0 or 1")
-    return df.astype({"played": np.int64, "bit": np.int64})
+        raise ParameterError(f"log {name}: row {row0 + i} column {bit_col} = {b[i]!r} is not 0 or 1")
+    if features is None:
+        features = tuple(c for c in df.columns if c not in NON_FEATURES)
+    else:
+        absent = [c for c in features if c not in df.columns]
+        if absent:
+            raise ParameterError(f"log {name} lacks feature column(s) {', '.join(map(str, absent))}")
+    X = np.column_stack([numeric(c) for c in features]) if features else np.zeros((len(df), 0))
+    return LogChunk(row0, played.astype(np.int64), p, b.astype(np.int64), X, tuple(features), df)
+
+
+def iter_log(path, n_classes: int | None = None, chunk_rows: int = CHUNK_ROWS, features=None):
+    """Read a log piece by piece: :class:`LogChunk` s of at most ``chunk_rows`` rows, every row checked (``played`` an
+    integer label, in [0, n_classes) when given; ``propensity`` in (0, 1]; ``bit`` -- or ``feedback`` -- 0 or 1;
+    features finite), a bad one named by its row (0-based, counted over the whole log) and column in a one-line
+    :class:`~nolo.exceptions.ParameterError`.  ``path``: a Parquet file, a directory of Parquet shards (read in the
+    order pyarrow lists them) or a CSV with a header.  Features: every column but ``NON_FEATURES`` unless
+    ``features`` names them; every chunk must carry the first chunk's."""
+    path = Path(path)
+    if not path.exists():
+        raise ParameterError(f"log file {path} does not exist")
+    chunk_rows = int(chunk_rows)
+    if chunk_rows < 1:
+        raise ParameterError(f"chunk_rows must be a positive integer, got {chunk_rows}")
+    row0 = 0
+    for df in _frames(path, chunk_rows):
+        chunk = _check_chunk(df, row0, path.name, n_classes, features)
+        features = chunk.columns
+        row0 += len(df)
+        yield chunk
+    if row0 == 0:
+        raise ParameterError(f"log {path.name} has no rows")
+
+
+def read_log(path, n_classes: int | None = None) -> pd.DataFrame:
+    """Read a whole log (Parquet, a directory of Parquet shards, or CSV) into a DataFrame, every row checked as
+    :func:`iter_log` does (a bad row is named with its column in a one-line error)."""
+    frames = [c.frame for c in iter_log(path, n_classes)]
+    df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0].reset_index(drop=True)
+    return df.astype({"played": np.int64, _bit_column(df.columns): np.int64})
 
 
 def policy_probabilities(policy, X, n_classes: int | None = None) -> np.ndarray:

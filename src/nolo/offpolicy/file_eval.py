@@ -1,0 +1,192 @@
+"""Evaluate a policy on a log file in one pass with bounded memory: the log is read chunk by chunk
+(:func:`.logs.iter_log`), the target's probabilities and the progressive reward model's predictions are computed per
+chunk, and only the estimators' moments (:class:`.estimators.LogMoments`) are kept, so a log of 10^7 rows costs what one
+chunk costs.  ``nolo evaluate`` is this function on the command line.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from nolo.exceptions import ParameterError
+from nolo.offpolicy.estimators import METHODS, Estimate, LogMoments, target_matrix
+from nolo.offpolicy.logs import CHUNK_ROWS, iter_log
+from nolo.offpolicy.reward import MAX_FEATURES, ProgressiveRidge
+
+__all__ = ["LogEvaluation", "evaluate_log", "load_policy"]
+
+#: the progressive reward model refits after REFIT_FIRST rows, then at doubling counts, then every REFIT_MAX rows
+REFIT_FIRST, REFIT_MAX = 256, 65_536
+#: below this effective sample size (Kish: (sum w)^2 / sum w^2) the importance-weighted estimates are called fragile
+MIN_ESS = 100
+
+
+@dataclass
+class LogEvaluation:
+    """What :func:`evaluate_log` found: ``corrected`` (flip-corrected estimates, empty without rates) and
+    ``uncorrected`` (the bit taken as the reward, what VW and OBP report) ``{method: Estimate}``; ``n_rows``;
+    ``ess`` the importance weights' effective sample size; ``max_weight``; ``warnings``; ``seconds``."""
+
+    corrected: dict
+    uncorrected: dict
+    n_rows: int
+    ess: float
+    max_weight: float
+    rates: tuple | None
+    warnings: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        def est(e: Estimate) -> dict:
+            return {"value": e.value, "error": e.error, "se": e.se, "ci": list(e.ci), "level": e.level,
+                    "tau": None if math.isnan(e.tau) else e.tau}
+
+        return {"n_rows": self.n_rows, "ess": self.ess, "max_weight": self.max_weight,
+                "rates": None if self.rates is None else list(self.rates),
+                "corrected": {m: est(e) for m, e in self.corrected.items()},
+                "uncorrected": {m: est(e) for m, e in self.uncorrected.items()},
+                "warnings": list(self.warnings), "seconds": self.seconds}
+
+
+class _Uniform:
+    def __init__(self, K):
+        self.n_classes = K
+
+    def action_probabilities(self, X):
+        return np.full((X.shape[0], self.n_classes), 1.0 / self.n_classes)
+
+
+def load_policy(spec, n_classes: int | None = None):
+    """A target policy from ``spec``: ``"uniform"`` (needs ``n_classes``), a path to a learner saved with
+    ``save()`` (its ``action_probabilities``: the distribution it plays from), or an object with
+    ``action_probabilities``."""
+    if callable(getattr(spec, "action_probabilities", None)):
+        return spec
+    if spec == "uniform":
+        if n_classes is None:
+            raise ParameterError("the uniform policy needs n_classes (--n-classes)")
+        return _Uniform(int(n_classes))
+    from nolo.learners.base import Learner
+
+    path = Path(spec)
+    if not path.exists():
+        raise ParameterError(f"policy must be 'uniform' or a saved learner's file; {path} does not exist")
+    model = Learner.load(path)
+    if not callable(getattr(model, "action_probabilities", None)):
+        raise ParameterError(f"policy {path.name} holds a {type(model).__name__}, which plays no labels (a bandit "
+                             "learner saved with save() is needed)")
+    return model
+
+
+def _policy_probs(policy, X, K) -> np.ndarray:
+    d = getattr(policy, "n_features_in_", None)
+    if d is not None and X.shape[1] != d:
+        raise ParameterError(f"the policy expects {d} features, the log has {X.shape[1]} feature columns")
+    return target_matrix(np.asarray(policy.action_probabilities(X), dtype=np.float64), X.shape[0], K)
+
+
+def evaluate_log(path, policy, *, n_classes: int | None = None, rho0: float | None = None,
+                 rho1: float | None = None, rate_se=None, methods=METHODS, reward_model: str = "ridge",
+                 level: float = 0.95, chunk_rows: int = CHUNK_ROWS, progress: bool = False) -> LogEvaluation:
+    """Off-policy estimates of ``policy``'s clean reward (and error) on the log at ``path``, in one pass.
+
+    ``policy``: see :func:`load_policy`.  ``rho0``, ``rho1``: the flip rates (None: only the uncorrected estimates);
+    ``rate_se``: their standard errors when estimated (widens the intervals).  ``reward_model``: ``"ridge"``
+    (:class:`.reward.ProgressiveRidge`, for "dm", "dr", "switch-dr"; logs of more than ``MAX_FEATURES`` features
+    fall back to IPS/SNIPS with a warning) or ``"none"``.  ``progress``: a tqdm bar on stderr.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    if reward_model not in ("ridge", "none"):
+        raise ParameterError(f"reward_model must be 'ridge' or 'none', got {reward_model!r}")
+    if (rho0 is None) != (rho1 is None):
+        raise ParameterError("give both rho0 and rho1, or neither")
+    policy = load_policy(policy, n_classes)
+    K = int(getattr(policy, "n_classes", n_classes) if n_classes is None else n_classes)
+    if getattr(policy, "n_classes", K) != K:
+        raise ParameterError(f"n_classes = {K} but the policy plays {policy.n_classes} labels")
+    methods = tuple(methods)
+    for m in methods:
+        if m not in METHODS:
+            raise ParameterError(f"methods must be among {', '.join(METHODS)}, got {m!r}")
+    warnings: list[str] = []
+    want_model = reward_model == "ridge" and any(m in ("dm", "dr", "switch-dr") for m in methods)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=_row_count(Path(path)), unit=" rows", unit_scale=True, desc="evaluate", leave=False)
+    mom = model = None
+    max_w, next_fit = 0.0, REFIT_FIRST
+    try:
+        for chunk in iter_log(path, n_classes=K, chunk_rows=chunk_rows):
+            if mom is None:
+                d = chunk.X.shape[1]
+                if want_model and not 1 <= d <= MAX_FEATURES:
+                    warnings.append(f"no reward model on {d} features (the ridge model takes 1 to {MAX_FEATURES}): "
+                                    "DM, DR and SWITCH-DR skipped")
+                    want_model = False
+                model = ProgressiveRidge(K, d) if want_model else None
+                mom = LogMoments(K, with_model=want_model)
+            pos, n_chunk = 0, chunk.played.shape[0]
+            while pos < n_chunk:  # pieces end where the reward model refits (rows 256, 512, ..., then every 65,536)
+                end = n_chunk if model is None else min(n_chunk, next_fit - chunk.row0)
+                sl = slice(pos, end)
+                X, a, p, f = chunk.X[sl], chunk.played[sl], chunk.propensity[sl], chunk.bit[sl]
+                pi = _policy_probs(policy, X, K)
+                q = model.predict(X) if model is not None else None
+                mom.update(a, p, f, pi, q, row0=chunk.row0 + pos)
+                if model is not None:
+                    model.update(X, a, f)
+                    if chunk.row0 + end >= next_fit:
+                        model.refit()
+                        next_fit += min(next_fit, REFIT_MAX)
+                max_w = max(max_w, float((pi[np.arange(a.shape[0]), a] / p).max()))
+                pos = end
+            if bar is not None:
+                bar.update(chunk.played.shape[0])
+    finally:
+        if bar is not None:
+            bar.close()
+    if not want_model:
+        dropped = [m for m in methods if m in ("dm", "dr", "switch-dr")]
+        methods = tuple(m for m in methods if m not in dropped)
+        if dropped and reward_model == "none":
+            warnings.append(f"{', '.join(dropped)} skipped: they need a reward model (reward_model='ridge')")
+    n = mom.n
+    sw = mom.mean[0] * n
+    sw2 = mom.C[0, 0] + n * mom.mean[0] ** 2
+    ess = float(sw * sw / sw2) if sw2 > 0 else 0.0
+    if ess < MIN_ESS:
+        warnings.append(f"effective sample size {ess:.0f} of {n} rows: the policy rarely plays what the logger played; "
+                        "importance-weighted estimates are fragile")
+    uncorrected = mom.estimates(correct=False, methods=methods, level=level)
+    corrected = {}
+    if rho0 is not None:
+        corrected = mom.estimates(rho0, rho1, methods=methods, level=level, rate_se=rate_se)
+    else:
+        warnings.append("no flip rates given: the estimates take the logged bit as the reward, biased by "
+                        "rho0 - (rho0 + rho1) x value under flips (estimate them: nolo estimate-noise)")
+    return LogEvaluation(corrected, uncorrected, n, ess, max_w, None if rho0 is None else (float(rho0), float(rho1)),
+                         warnings, time.perf_counter() - t0)
+
+
+def _row_count(path: Path):
+    """Rows of a Parquet file or directory from its metadata (None for CSV: the bar counts without a total)."""
+    try:
+        if path.is_dir():
+            import pyarrow.dataset as ds
+
+            return ds.dataset(path, format="parquet").count_rows()
+        if path.suffix in (".parquet", ".pq"):
+            import pyarrow.parquet as pq
+
+            return pq.ParquetFile(path).metadata.num_rows
+    except Exception:  # the reader reports a bad file itself
+        return None
+    return None
