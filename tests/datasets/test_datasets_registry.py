@@ -48,10 +48,10 @@ def test_resolution_order(tmp_path, monkeypatch, no_env):
     d = resolve_data_dir()
     assert d.path == (tmp_path / "home" / ".cache" / "nolo" / "data").resolve()
     assert "default" in d.source
-    # 3. ../shared/datasets relative to the current directory, when present
+    # a ../shared/datasets beside the working directory is never searched by the library itself
     shared = tmp_path / "shared" / "datasets"
     shared.mkdir(parents=True)
-    assert resolve_data_dir().path == shared.resolve()
+    assert resolve_data_dir().path == (tmp_path / "home" / ".cache" / "nolo" / "data").resolve()
     # 2. the environment variable beats it
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "env"))
     d = resolve_data_dir()
@@ -61,7 +61,7 @@ def test_resolution_order(tmp_path, monkeypatch, no_env):
     assert d.path == (tmp_path / "arg").resolve() and "argument" in d.source
     # an empty variable counts as unset
     monkeypatch.setenv(ENV_VAR, "  ")
-    assert resolve_data_dir().path == shared.resolve()
+    assert "default" in resolve_data_dir().source
 
 
 def test_load_dataset_uses_env_var(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ _DATA_DIR = click.option(
     "--data-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Data directory (default: $NOLO_DATA_DIR, else ../shared/datasets if present, else ~/.cache/nolo/data).",
+    help="Data directory (default: $NOLO_DATA_DIR, else ~/.cache/nolo/data).",
 )
 
 

@@ -247,7 +247,7 @@ def run(spec, out, jobs, backend, scheduler, seeds, force, quiet, verbose):
                    "at paper scale are then reported as not decidable.")
 @click.option("--data-dir", "data_dir", default=None, type=click.Path(file_okay=False),
               help="Directory of the dataset files (MNIST, USPS, ...); default: $NOLO_DATA_DIR, "
-                   "../shared/datasets if present, else ~/.cache/nolo/data.")
+                   "else ~/.cache/nolo/data.")
 @click.option("--jobs", "-j", default=os.cpu_count() or 1, show_default="all cores", type=click.IntRange(min=1),
               help="Parallel processes.")
 @click.option("--backend", default="local", show_default=True, type=_BACKENDS)

@@ -1,7 +1,7 @@
 """Datasets as plain NumPy arrays: file loaders, a registry with a data-directory setting, generators.
 
 - :func:`load_dataset` (name -> ``(X float64, y int64)``), :data:`REGISTRY`,
-  :func:`resolve_data_dir` (argument > ``$NOLO_DATA_DIR`` > ``../shared/datasets``
+  :func:`resolve_data_dir` (argument > ``$NOLO_DATA_DIR``
   > ``~/.cache/nolo/data``);
 - format readers taking a path: :func:`read_idx` / :func:`load_idx_pair` (MNIST,
   Fashion-MNIST), :func:`load_usps_h5`, :func:`load_svmlight`, :func:`load_csv`;

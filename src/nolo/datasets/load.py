@@ -62,7 +62,7 @@ def _missing_message(spec: FileDataset, splits, where: DataDir) -> str:
     return (
         f"{spec.name} split(s) {', '.join(map(repr, splits))}: missing file(s) {expected}. "
         f"Searched the data directory {where.describe()}; no other directory is searched once one is chosen "
-        f"(order: the data_dir argument > ${ENV_VAR} > ../shared/datasets if it exists > ~/.cache/nolo/data). "
+        f"(order: the data_dir argument > ${ENV_VAR} > ~/.cache/nolo/data). "
         f"To use files elsewhere pass data_dir=DIR (CLI: --data-dir DIR) or set {ENV_VAR}=DIR, where DIR holds "
         f"{spec.name}/...; `nolo data list {spec.name}` shows the expected files."
     )
@@ -157,11 +157,11 @@ def load_dataset(
     split : ``"train"``, ``"test"`` or ``"all"`` for file datasets; ``"all"``
         (the default) concatenates, train then test, the splits whose files
         are present and warns (:class:`PartialDatasetWarning`) if some are
-        missing -- e.g. only the MNIST test set is in ``../shared/datasets``.
+        missing -- e.g. only the MNIST test set was downloaded.
         Built-in and generated datasets have only ``"all"``.
     data_dir : the data directory; default resolution
         (:func:`nolo.datasets.paths.resolve_data_dir`): this argument >
-        ``$NOLO_DATA_DIR`` > ``../shared/datasets`` if present > ``~/.cache/nolo/data``.
+        ``$NOLO_DATA_DIR`` > ``~/.cache/nolo/data``.
     normalize : ``"unit"`` (default; every nonzero row scaled to l2 norm 1 as in
         AM, so ||x|| <= 1; CSR rows too) or ``None`` (raw values: 0..255 pixels
         for MNIST, [0, 1] for USPS, binary for SynSep, the bandit suite's raw

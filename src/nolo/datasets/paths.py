@@ -5,10 +5,10 @@ directory is chosen, so the choice is always explicit):
 
 1. the ``data_dir`` argument, when given;
 2. the environment variable ``NOLO_DATA_DIR``, when set and non-empty;
-3. ``../shared/datasets`` relative to the current working directory, when that
-   folder exists (the layout of the development machines, where the
-   repository is checked out beside ``shared/``);
-4. ``~/.cache/nolo/data`` (not created; it is only where files are expected).
+3. ``~/.cache/nolo/data`` (not created; it is only where files are expected).
+
+The library never searches other folders on its own: a test suite or a CI job that keeps the files elsewhere points
+at them with ``NOLO_DATA_DIR`` (the project's own ``tests/conftest.py`` does).
 
 Inside the data directory each dataset has its own folder (``mnist/``,
 ``fashion-mnist/``, ``usps/``), see :mod:`nolo.datasets.registry`.
@@ -26,7 +26,6 @@ __all__ = ["ENV_VAR", "DataDir", "resolve_data_dir"]
 
 #: environment variable naming the data directory
 ENV_VAR = "NOLO_DATA_DIR"
-SHARED_RELATIVE = Path("..") / "shared" / "datasets"
 CACHE_DIR = Path("~") / ".cache" / "nolo" / "data"
 
 
@@ -44,15 +43,11 @@ class DataDir:
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> DataDir:
     """Return the data directory following the documented resolution order.
 
-    ``data_dir`` > ``$NOLO_DATA_DIR`` > ``./../shared/datasets`` if it exists >
-    ``~/.cache/nolo/data``.  The returned path is absolute; it need not exist.
+    ``data_dir`` > ``$NOLO_DATA_DIR`` > ``~/.cache/nolo/data``.  The returned path is absolute; it need not exist.
     """
     if data_dir is not None:
         return DataDir(check_path(data_dir, "data_dir").expanduser().resolve(), "the data_dir argument")
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
         return DataDir(Path(env).expanduser().resolve(), f"the environment variable {ENV_VAR}")
-    shared = (Path.cwd() / SHARED_RELATIVE).resolve()
-    if shared.is_dir():
-        return DataDir(shared, f"{SHARED_RELATIVE} relative to the current directory")
     return DataDir(CACHE_DIR.expanduser().resolve(), f"the default {CACHE_DIR}")

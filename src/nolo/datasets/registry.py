@@ -19,7 +19,7 @@ generators ``synsep`` and ``synnonsep``, and the nine sets of the bandit suite
 ``split="all"``: the concatenation (train then test) of the splits whose
 files are present.
 
-Known SHA-256 checksums are those of ``../shared/datasets/README.md`` (MNIST
+Known SHA-256 checksums are those of the files as published (MNIST
 test set, gzip; USPS).  Other files are reported as present but unverified.
 """
 

@@ -64,7 +64,7 @@ def load(dataset: str, quick: bool) -> tuple[np.ndarray, np.ndarray]:
     if dataset == "fashion-mnist":
         opts = {"features": "pca", "n_components": 100}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # MNIST: only the test split is shipped in ../shared/datasets
+        warnings.simplefilter("ignore")  # MNIST: often only the test split is present
         X, y = load_dataset(dataset, normalize="unit", **opts)
     return np.ascontiguousarray(X), y
 

@@ -96,7 +96,7 @@ def error_curves(ctx):
     figures["seconds_gamma_tuning"] = (tune, "s")
     figures["seconds_nrest"] = (nrest_total, "s")
     notes = (f"Scales: {C.__doc__.split('Scales')[1].strip()}\n"
-             f"The 'mnist' here is the 784-dimensional MNIST (its test set, 10,000 images, is what ../shared/datasets holds); "
+             f"The 'mnist' here is the 784-dimensional MNIST (its test set, 10,000 images, when that is the split present); "
              f"the authors' code reads 64-dimensional inputs, most likely scikit-learn's 8x8 digits, which is run as 'digits'. "
              f"gamma per algorithm was tuned on the grid {C.GAMMA_GRID} (the chosen values are in the table 'gamma'). "
              f"RCINE spent {100 * nrest_share:.0f}% of its run time in NREst.")
