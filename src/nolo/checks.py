@@ -478,7 +478,7 @@ def check_stream_equals_rounds(cls: type, params: dict) -> None:
         b.initialize(game.d)
         with_p = _has_probabilities(b)
         res = env_a.run(a, game.T, log=with_p)
-        logged = []
+        logged, rounds = [], []
         for _ in range(game.T):
             x = env_b.next()
             if cls.protocol == "bandit":
@@ -487,7 +487,9 @@ def check_stream_equals_rounds(cls: type, params: dict) -> None:
                     logged.append((played, p))
                 else:
                     played = b.act(x)
-                b.learn(x, played, env_b.feedback(played))
+                bit = env_b.feedback(played)
+                b.learn(x, played, bit)
+                rounds.append((x, played, bit))
             else:
                 played = int(b.predict(x[None, :])[0])
                 env_b.feedback(played)  # the environment draws its flip as in the stream
@@ -512,6 +514,16 @@ def check_stream_equals_rounds(cls: type, params: dict) -> None:
     da, db = state_dump(a), state_dump(b)
     if da != db:
         raise ContractViolation(f"{cls.__name__}: {kind} and per-round play differ in {_diff(da, db)}")
+    if kind == "run_stream" and cls.protocol == "bandit" and hasattr(b, "learn_many"):
+        # the rounds b played, replayed as a log through the compiled batch update: b's state, the generator aside
+        c = _build(cls, params)
+        c.learn_many(np.array([r[0] for r in rounds]), np.array([r[1] for r in rounds]),
+                     np.array([r[2] for r in rounds]))
+        c.rng_ = b.rng_
+        dc = state_dump(c)
+        if dc != db:
+            raise ContractViolation(f"{cls.__name__}: learn_many on the played log and per-round learn differ in "
+                                    f"{_diff(dc, db)}")
     if kind == "run_stream" and logged:
         lg = res.extra["log"]
         if (lg["played"].tolist() != [p for p, _ in logged]

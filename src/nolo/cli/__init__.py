@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "data": "nolo.cli.data:data",
     "estimate-noise": "nolo.cli.estimate_noise:estimate_noise",
     "evaluate": "nolo.cli.evaluate:evaluate",
+    "learn": "nolo.cli.learn:learn",
 }
 
 

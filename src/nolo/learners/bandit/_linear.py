@@ -101,15 +101,21 @@ class LinearMulticlassMixin:
     def _rows(self, X, dtype=np.float64):
         """``X`` (dense or sparse, checked) as the compiled code's rows (:func:`._stream.dense_rows` /
         ``csr_rows``) in ``dtype`` and its number of rows: for the learners whose ``decision_function`` runs compiled."""
+        rows, n, _ = self._rows_X(X, dtype)
+        return rows, n
+
+    def _rows_X(self, X, dtype=np.float64):
+        """(rows, number of rows, the checked X they view): see :meth:`_rows`."""
         if sp.issparse(X):
             X = canonical_csr(X, dtype)
-            if X.shape[1] != self.n_features_in_:
-                raise ParameterError(f"X must have {self.n_features_in_} features per row, got {X.shape[1]}")
+            d = getattr(self, "n_features_in_", None)
+            if d is not None and X.shape[1] != d:
+                raise ParameterError(f"X must have {d} features per row, got {X.shape[1]}")
             if not np.all(np.isfinite(X.data)):
                 raise ParameterError("X must contain only finite values (no NaN or inf)")
-            return _stream.csr_rows(X), X.shape[0]
+            return _stream.csr_rows(X), X.shape[0], X
         X = np.ascontiguousarray(self._check_X(X), dtype=dtype)
-        return _stream.dense_rows(X), X.shape[0]
+        return _stream.dense_rows(X), X.shape[0], X
 
     # -- all-or-nothing: a snapshot of the persistent state -------------------------------------
     def _snapshot(self) -> dict:
@@ -306,6 +312,60 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
         self._learn_round(x, -1, int(played), int(feedback))
         self.t_ += 1
         self._after_round(x, int(played), int(feedback))
+        return self
+
+
+    def learn_many(self, X, played, feedback) -> "OneBitBanditLearner":
+        """Update on logged rounds in order: row i of ``X`` (dense or CSR) was played ``played[i]`` and got the bit
+        ``feedback[i]``.  The same state as ``learn`` row by row, in one compiled call per segment; all or nothing
+        (a bad row or a non-finite update leaves the learner as it was).
+
+        Sound on another policy's log only for learners whose update is a regression of the bit on (context, label)
+        (FastCB, SquareCB, LinUCB, the default learner with known rates): the AM learners' and the Banditron's updates
+        divide by the probability *they* would have played the label with (docs/offpolicy.md)."""
+        Xc = X if sp.issparse(X) else self._check_X(X)
+        K = int(self.n_classes)
+        a = np.asarray(played)
+        f = np.asarray(feedback)
+        n = Xc.shape[0]
+        if a.shape != (n,) or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
+            raise ParameterError(f"played must be {n} integer labels (one per row of X), got shape {a.shape}, "
+                                 f"dtype {a.dtype}")
+        if a.size and (a.min() < 0 or a.max() >= K):
+            i = int(np.flatnonzero((a < 0) | (a >= K))[0])
+            raise ParameterError(f"played must hold labels in [0, {K - 1}]; row {i} holds {a[i]}")
+        if f.shape != (n,) or not (f.dtype == bool or np.issubdtype(f.dtype, np.integer) or f.size == 0):
+            raise ParameterError(f"feedback must be {n} bits 0/1 (one per row of X), got shape {f.shape}, dtype {f.dtype}")
+        if f.size and not np.all((f == 0) | (f == 1)):
+            i = int(np.flatnonzero((f != 0) & (f != 1))[0])
+            raise ParameterError(f"feedback must hold 0/1 bits; row {i} holds {f[i]}")
+        if n == 0:
+            return self
+        was_initialized = self.is_initialized
+        dtype = self.W_.dtype if was_initialized else np.dtype(getattr(self, "dtype", "float64"))
+        rows, n, Xr = self._rows_X(Xc, dtype)
+        self._ensure_initialized(Xr.shape[1])
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        f = np.ascontiguousarray(f, dtype=np.int64)
+        snap = self._snapshot()
+        try:
+            done = 0
+            while done < n:
+                m = self._segment_length(n - done)
+                state = self._state_record()
+                k = _stream.learn_rows(state, self.W_.T, rows, a, f, done, done + m)
+                self.t_ += int(k)
+                if k < m or not self._state_finite(state):
+                    raise NumericalError(f"{type(self).__name__}: row {done + int(k)} computed a non-finite update "
+                                         "(inf or NaN); the whole call was undone")
+                index = np.arange(done, done + m, dtype=np.int64)
+                self._after_segment(Xr, index, a[done:done + m], f[done:done + m])
+                done += m
+        except BaseException:
+            self._restore(snap)
+            if not was_initialized:
+                self.reset()
+            raise
         return self
 
 

@@ -525,7 +525,28 @@ def _probs_rows(state, Wt, rows, P):
         probs(state, sp, K, P[i])
 
 
+def _learn_rows(state, Wt, rows, played, feedback, lo_row, hi_row):
+    """The per-round ``learn`` of rows ``lo_row .. hi_row - 1`` in order (logged plays and bits; y unknown), with the
+    stream's score arithmetic.  Returns the rows done; fewer than asked when an update wrote a non-finite value (the
+    caller restores its snapshot)."""
+    Wp, sp = padded(Wt)
+    K = Wt.shape[1]
+    W, s = Wp[:, :K], sp[:K]
+    done = 0
+    for i in range(lo_row, hi_row):
+        idx, val, lo, hi = row_of(rows, i)
+        scores_padded(Wp, idx, val, lo, hi, sp)
+        adjust(state, W, idx, val, lo, hi, sp, K)
+        yhat = argmax_first(s)
+        if not update(state, W, idx, val, lo, hi, s, -1, yhat, played[i], feedback[i]):
+            break
+        done += 1
+    Wt[:, :] = Wp[:, :K]
+    return done
+
+
 _act_round_cached, _act_round_uncached = (njit(cache=c, nogil=True)(_act_round) for c in (True, False))
+_learn_rows_cached, _learn_rows_uncached = (njit(cache=c, nogil=True)(_learn_rows) for c in (True, False))
 _act_prob_round_cached, _act_prob_round_uncached = (njit(cache=c, nogil=True)(_act_prob_round) for c in (True, False))
 _probs_rows_cached, _probs_rows_uncached = (njit(cache=c, nogil=True)(_probs_rows) for c in (True, False))
 _learn_round_cached, _learn_round_uncached = (njit(cache=c, nogil=True)(_learn_round) for c in (True, False))
@@ -543,6 +564,13 @@ def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     return fn(state, Wt, idx, val, nnz, y, played, feedback)
 
 
+def learn_rows(state, Wt, rows, played, feedback, lo_row, hi_row):
+    """Rows ``lo_row .. hi_row - 1`` of logged (row, played, feedback) through the record's update, in one compiled
+    call; returns the rows done (see :func:`_learn_rows`)."""
+    fn = _learn_rows_cached if _cacheable(state) else _learn_rows_uncached
+    return fn(state, Wt, rows, played, feedback, lo_row, hi_row)
+
+
 def act_prob_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played, probability of played) for one row, drawing from ``rng`` as :func:`act_round` does."""
     fn = _act_prob_round_cached if _cacheable(state) else _act_prob_round_uncached
@@ -555,6 +583,7 @@ def probs_rows(state, Wt, rows, P):
     return fn(state, Wt, rows, P)
 
 
-__all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "learn_round", "act_prob_round",
+__all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "learn_round", "learn_rows",
+           "act_prob_round",
            "probs_rows", "EnvState", "Recorder", "StreamInput", "DenseRows",
            "CsrRows", "dense_rows", "csr_rows", "flip", "next_index", "shuffle"]
