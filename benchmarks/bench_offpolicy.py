@@ -6,6 +6,8 @@ linear policy mixed with 10 % uniform, propensities recorded; bits flipped at (0
 groups, and a deterministic target (a Perceptron trained on 20,000 clean rows of the same distribution) saved.  Then,
 each in a fresh subprocess so that its peak RSS is its own:
 
+Peak RSS is the process's own high-water mark (``VmHWM``, reset at exec; ``ru_maxrss`` would carry the parent's).
+
 * ``nolo ips``: :func:`nolo.offpolicy.file_eval.evaluate_log` with IPS and SNIPS (no reward model) on the whole log
   and on its first tenth -- rows/s and peak RSS (the same RSS at both sizes is what bounded memory means);
 * ``nolo dr``: the same with the progressive ridge reward model (DM, DR, SWITCH-DR);
@@ -92,7 +94,9 @@ evaluate_log(log, target, rho0={r0}, rho1={r1}, methods=methods, chunk_rows=1000
 t0 = time.perf_counter()
 res = evaluate_log(log, target, rho0={r0}, rho1={r1}, methods=methods)
 dt = time.perf_counter() - t0
-print(json.dumps({{"rows": res.n_rows, "seconds": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]
+rss = int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"rows": res.n_rows, "seconds": dt, "rss_mb": rss,
                   "estimates": {{m: e.value for m, e in res.corrected.items()}}}}))
 """
 
@@ -135,7 +139,9 @@ ws = vowpalwabbit.Workspace(f"-d {sys.argv[1]} --cb_adf -q sa --cb_type dr --qui
 dt = time.perf_counter() - t0
 n = ws.get_weighted_examples()
 ws.finish()
-print(json.dumps({"rows": n, "seconds": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]
+rss = int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"rows": n, "seconds": dt, "rss_mb": rss}))
 """
 
 
