@@ -1,4 +1,4 @@
-"""Unbiased moment estimates from ``m`` repeated readings of one item ("use every reading", issue 15 item 1).
+"""Unbiased moment estimates from ``m`` repeated readings of one item ("use every reading").
 
 Each item ``x`` (clean, unseen) is read ``m`` times: ``x_k = x + n_k`` with
 independent zero-mean noise ``n_k`` of covariance ``Sigma`` (the same law for

@@ -209,7 +209,7 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
                 )
         else:
             check_step(self.step)
-        if self.y_bound is not None:  # checked even when unused (issue 14 item 11)
+        if self.y_bound is not None:  # checked even when unused
             check_scalar(self.y_bound, "y_bound", low=0.0)
         if self.horizon is not None:
             check_int(self.horizon, "horizon", low=1)

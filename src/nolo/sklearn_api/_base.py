@@ -109,7 +109,7 @@ def run_passes(play_pass, coef, *, max_iter: int, tol: float, owner: str, hint: 
 
 
 _VALIDATING_SET_PARAMS = (
-    "nolo validates every parameter in set_params and rolls back on a bad value (issue 14: a refused value leaves "
+    "nolo validates every parameter in set_params and rolls back on a bad value (a refused value leaves "
     "the estimator unchanged); scikit-learn wants validation deferred to fit"
 )
 

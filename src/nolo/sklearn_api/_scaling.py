@@ -1,7 +1,7 @@
 """Internal standardisation of the estimators of :mod:`nolo.sklearn_api`, undone for ``coef_`` / ``intercept_``.
 
 The online learners of the papers run on a ball of fixed radius with a step tuned to the data's scale; on raw
-data a target measured in other units (``y * 100``) leaves them far from the optimum (issue 15).  The estimators
+data a target measured in other units (``y * 100``) leaves them far from the optimum.  The estimators
 therefore learn on ``x_s = (x - mu_x) / s_x`` and ``y_s = (y - mu_y) / s_y`` and map the result back:
 ``y = mu_y + s_y <w_s, (x - mu_x) / s_x>``, i.e. ``coef_ = s_y w_s / s_x`` and ``intercept_ = mu_y - <coef_, mu_x>``.
 

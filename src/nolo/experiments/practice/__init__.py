@@ -1,4 +1,4 @@
-"""Practice -- noisy-input regression for practitioners (issue 15; not a paper), registered for ``nolo reproduce practice``.
+"""Practice -- noisy-input regression for practitioners (not a paper), registered for ``nolo reproduce practice``.
 
 * ``eiv`` -- clean-input R^2 and coefficient error of scikit-learn OLS on the mean of the readings and on one
   reading, ``nolo.batch.CorrectedLeastSquares``, the online ``BiasCompensatedRLS`` (one pass and converged) and

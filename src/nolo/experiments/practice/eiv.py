@@ -1,4 +1,4 @@
-"""Noisy-input linear regression for practitioners (issue 15): nolo's estimators against the naive baselines.
+"""Noisy-input linear regression for practitioners: nolo's estimators against the naive baselines.
 
 **Synthetic grid.**  ``n`` items ``x ~ N(0, I_d)``, each read ``m`` times,
 ``x_k = x + n_k`` with ``n_k ~ N(0, r I_d)`` where ``r`` is the
@@ -212,7 +212,7 @@ def _plot(ctx, mean: pd.DataFrame, dataset: str, d: int | None, n: int | None, n
             title="Noisy-input regression: nolo's EIV estimators vs OLS on the mean, on a grid and on diabetes",
             quick_seeds=2, full_seeds=5)
 def eiv(ctx) -> ExperimentResult:
-    """Issue 15's comparison: clean-input R^2 and coefficient error of OLS on the mean / one reading,
+    """The comparison: clean-input R^2 and coefficient error of OLS on the mean / one reading,
     CorrectedLeastSquares, BiasCompensatedRLS (one pass, converged) and the CSS11 OGD learners."""
     grid = ctx.scale(QUICK_GRID, FULL_GRID)
     real = ctx.scale(QUICK_REAL_GRID, REAL_GRID)
@@ -268,7 +268,7 @@ def eiv(ctx) -> ExperimentResult:
         Claim("target scale (1 vs 100) changes no nolo estimator's clean-input R^2 by more than 0.005",
               "scale_change_r2_max_nolo", "<=", 0.005,
               why="an estimator's fit depends on the target's scale (the sklearn_api estimators standardise the "
-                  "target since issue 15 item 3; the earlier radius = 1 default could not hold ||w|| = 100) -- "
+                  "target; a radius of 1 could not hold ||w|| = 100) -- "
                   "docs/practice.md#claims"),
     ]
     wide_r2 = _wide(mean)

@@ -3,13 +3,12 @@
 A fit function takes the readings ``R`` (``(n, m, d)``), the targets ``y``, the
 noise variance of one reading ``noise_var`` (only the known-covariance learner
 is told it; every other nolo estimator estimates what it needs from the
-replicates) and a seed.  Defaults are the ones a new user gets (issue 15:
-"tried as a new user would"): scikit-learn's ``LinearRegression()``,
+replicates) and a seed.  Defaults are the ones a new user gets: scikit-learn's ``LinearRegression()``,
 ``CorrectedLeastSquares()`` (``noise_cov="estimate"``; the cross-validated guard ``cv_folds=5`` with the
-one-standard-error rule is its default since issue 15's last session), ``BiasCompensatedRLS()``
+one-standard-error rule is its default), ``BiasCompensatedRLS()``
 (``noise="repeated"``, the same default guard), both also without the guard (``cv_folds=None``: the full
 correction, the default before) and with Fuller's small-sample option alone (``fuller_alpha=5, cv_folds=None``),
-and the CSS11 scikit-learn estimators with their defaults (scale-free since issue 15 item 3: standardised data, intercept, up to
+and the CSS11 scikit-learn estimators with their defaults (scale-free: standardised data, intercept, up to
 ``max_iter`` passes).  A CSS11 fit that used every pass without meeting ``tol``
 warns (ConvergenceWarning), an ill-posed one IllPosedCorrectionWarning; the experiment scores it as fitted
 and keeps the console quiet -- its R^2 is what the table reports.

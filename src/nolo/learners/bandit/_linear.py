@@ -390,7 +390,7 @@ class ExploringBanditLearner(OneBitBanditLearner):
 
     def _check_gamma(self) -> None:
         g = self.gamma
-        if getattr(self, "horizon", None) is not None:  # checked even when unused (issue 14 item 11)
+        if getattr(self, "horizon", None) is not None:  # checked even when unused
             check_int(self.horizon, "horizon", low=1)
         check_scalar(getattr(self, "complexity", 1.0), "complexity", low=0.0, low_inclusive=False)
         if isinstance(g, str):

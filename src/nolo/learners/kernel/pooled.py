@@ -36,7 +36,7 @@ def _signed_log_sum(signs: np.ndarray, logs: np.ndarray) -> tuple[float, float]:
 
 
 class PooledNoisyKernelLearner(NoisyKernelLearner):
-    """CSS10 Algorithm 1 (errata E1, E2 corrected) using *all* readings of each item (issue 15 item 5).
+    """CSS10 Algorithm 1 (errata E1, E2 corrected) using *all* readings of each item.
 
     A round takes the item's whole pool of readings (all that remain in a
     :class:`nolo.noise.PoolOracle`, or ``pool_size`` copies from an unbounded

@@ -120,7 +120,7 @@ class NoisyLinearOGD(AveragedLinearPredictor, NoisyInputLearner):
         self.average_ = np.zeros(n_features)
 
     # -- one round ----------------------------------------------------------------------
-    # -- how many copies a round uses (the ``copies`` option of Settings 1 and 2, issue 15) -----------------
+    # -- how many copies a round uses (the ``copies`` option of Settings 1 and 2) --
     def _copies_option(self):
         """The ``copies`` parameter (``copies_per_round`` = the paper's estimate, an int ``k``, or ``"all"``)."""
         return getattr(self, "copies", self.copies_per_round)

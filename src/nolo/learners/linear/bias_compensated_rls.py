@@ -1,4 +1,4 @@
-"""Bias-compensated recursive least squares: online errors-in-variables linear regression (issue 15 item 2)."""
+"""Bias-compensated recursive least squares: online errors-in-variables linear regression."""
 
 from __future__ import annotations
 

@@ -47,12 +47,12 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
         Copies per round.  ``1`` (default) is the paper, bit for bit.  ``k >= 2`` queries ``k`` copies and
         ``"all"`` takes every remaining copy of a finite pool (:class:`nolo.noise.PoolOracle`; in
         :meth:`learn_stream` every copy given): the step uses their mean ``xbar``, whose noise covariance is
-        ``Sigma_t / k``, i.e. ``2(<w, xbar> - y~) xbar - 2 (Sigma_t / k) w`` (not in CSS11; issue 15).  ``G``
+        ``Sigma_t / k``, i.e. ``2(<w, xbar> - y~) xbar - 2 (Sigma_t / k) w`` (not in CSS11).  ``G``
         stays a valid bound (``E||xbar||^2 <= E||x~||^2``, ``||Sigma_t / k|| <= B_Sigma``).
 
     A constant full ``Sigma`` is played in its eigenframe (state
     ``frame_w_``, ``frame_average_``; ``w_`` is their rotation back), so a
-    stream gives the same bits however it is split into calls (issue 14).
+    stream gives the same bits however it is split into calls.
 
     Examples
     --------
@@ -166,8 +166,7 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
             # constant full Sigma = Q diag(lam) Q^T: play in the eigenframe, where Sigma is diagonal (the
             # projection on the ball commutes with the rotation).  The iterates stay in the eigenframe between
             # calls (frame_w_, frame_average_; w_ = Q frame_w_) and every row is rotated in one fixed summation
-            # order, so a stream gives the same bits however it is chunked, and per-round learn agrees with it
-            # (issue 14, item 7).
+            # order, so a stream gives the same bits however it is chunked, and per-round learn agrees with it.
             lam, Q = self._eigenframe(S[0])
             Cr = rotate_rows(np.ascontiguousarray(copies[:, 0, :]), Q)[:, None, :]
             Xr = rotate_rows(Xeval, Q) if Xeval.shape[0] else Xeval

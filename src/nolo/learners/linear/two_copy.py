@@ -38,7 +38,7 @@ class TwoCopyLinearRegression(NoisyLinearOGD):
         ``k >= 3`` queries ``k`` copies and ``"all"`` takes every remaining copy of a finite pool
         (:class:`nolo.noise.PoolOracle`; in :meth:`learn_stream` every copy given, so ``"all"`` on a stream
         with ``m = 2`` is the symmetrised two-copy estimate): both step along the U-statistic estimate
-        ``2 (U w - xbar y~)``, ``U = mean_{a != b} x~_a x~_b^T`` (not in CSS11; issue 15).  It is unbiased and,
+        ``2 (U w - xbar y~)``, ``U = mean_{a != b} x~_a x~_b^T`` (not in CSS11).  It is unbiased and,
         averaging Lemma 1's estimate over the ordered pairs, has a second moment at most Lemma 1's, so the
         theory step and ``G`` stay valid; its variance falls like ``1/k`` (figures in ``docs/eiv.md``).
 
