@@ -99,7 +99,18 @@ def learner_targets(cls) -> list[Target]:
                 Target(f"{name}.learn_stream(y)", "y", make, lambda r, v: r.learn_stream(game.X[:T], v),
                        H.bad_arrays((T,), yT)),
             ]
-    if callable(getattr(cls, "learn_many", None)):
+    if callable(getattr(cls, "learn_many", None)) and cls.protocol == "bandit":
+        a6 = (np.arange(6) % K).astype(np.int64)
+        f6 = (np.arange(6) % 2).astype(np.int64)
+        X6 = np.resize(game.X, (6, D))
+        out += [
+            Target(f"{name}.learn_many(X)", "X", make, lambda r, v: r.learn_many(v, a6, f6), H.bad_arrays((6, D), X6)),
+            Target(f"{name}.learn_many(played)", "played", make, lambda r, v: r.learn_many(X6, v, f6),
+                   H.bad_arrays((6,), a6.astype(float))),
+            Target(f"{name}.learn_many(feedback)", "feedback", make, lambda r, v: r.learn_many(X6, a6, v),
+                   H.bad_arrays((6,), f6.astype(float))),
+        ]
+    elif callable(getattr(cls, "learn_many", None)):
         out.append(Target(f"{name}.learn_many(X)", "X", make, lambda r, v: r.learn_many(v, game.y[:6]),
                           H.bad_arrays((6, D), X)))
     if callable(getattr(cls, "gradient_step", None)):

@@ -325,9 +325,15 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
         divide by the probability *they* would have played the label with (docs/offpolicy.md)."""
         Xc = X if sp.issparse(X) else self._check_X(X)
         K = int(self.n_classes)
-        a = np.asarray(played)
-        f = np.asarray(feedback)
         n = Xc.shape[0]
+
+        def one_d(v, name):
+            try:
+                return np.asarray(v)
+            except (ValueError, TypeError) as exc:  # ragged lists, objects numpy cannot hold in one array
+                raise ParameterError(f"{name} must be {n} values, one per row of X: {exc}") from None
+
+        a, f = one_d(played, "played"), one_d(feedback, "feedback")
         if a.shape != (n,) or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
             raise ParameterError(f"played must be {n} integer labels (one per row of X), got shape {a.shape}, "
                                  f"dtype {a.dtype}")
