@@ -107,7 +107,10 @@ def evaluate_log(path, policy, *, n_classes: int | None = None, rho0: float | No
     if (rho0 is None) != (rho1 is None):
         raise ParameterError("give both rho0 and rho1, or neither")
     policy = load_policy(policy, n_classes)
-    K = int(getattr(policy, "n_classes", n_classes) if n_classes is None else n_classes)
+    K = getattr(policy, "n_classes", None) if n_classes is None else n_classes
+    if K is None:
+        raise ParameterError("n_classes is needed: the policy does not say how many labels it plays")
+    K = int(K)
     if getattr(policy, "n_classes", K) != K:
         raise ParameterError(f"n_classes = {K} but the policy plays {policy.n_classes} labels")
     methods = tuple(methods)
