@@ -102,13 +102,20 @@ def kernel_ts_adjust(state, Wt, idx, val, lo, hi, s, K):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def kernel_ts_act(state, sp, K, rng):
-    """(greedy label argmax_k L_k, played label drawn from P(k) proportional to exp(c L_k)) with one uniform."""
+def _softmax_normaliser(state, sp, K):
+    """(argmax_k L_k, max L, sum_k exp(c (L_k - max L))): the arithmetic the draw and its distribution share."""
     ahat = argmax_padded(sp, K)
     m = sp[ahat]
     z = 0.0
     for k in range(K):
         z += math.exp(state.temperature * (sp[k] - m))
+    return ahat, m, z
+
+
+@njit(cache=True, nogil=True, inline="always")
+def kernel_ts_act(state, sp, K, rng):
+    """(greedy label argmax_k L_k, played label drawn from P(k) proportional to exp(c L_k)) with one uniform."""
+    ahat, m, z = _softmax_normaliser(state, sp, K)
     u = uniform(rng) * z
     acc = 0.0
     for k in range(K):
@@ -121,11 +128,7 @@ def kernel_ts_act(state, sp, K, rng):
 @njit(cache=True, nogil=True, inline="always")
 def kernel_ts_probs(state, sp, K, out):
     """:func:`kernel_ts_act`'s distribution: P(k) proportional to exp(c (L_k - max L)), with the draw's arithmetic."""
-    ahat = argmax_padded(sp, K)
-    m = sp[ahat]
-    z = 0.0
-    for k in range(K):
-        z += math.exp(state.temperature * (sp[k] - m))
+    _, m, z = _softmax_normaliser(state, sp, K)
     for k in range(K):
         out[k] = math.exp(state.temperature * (sp[k] - m)) / z
 
