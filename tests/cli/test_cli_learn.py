@@ -67,3 +67,19 @@ def test_rates_are_required_and_errors_are_one_line(tmp_path):
     assert res.exit_code == 2 and "column played" in res.output  # labels up to 9 with K = 3
     res = _invoke(log_a, "--out", tmp_path / "m.npz", "--learner", "banditron", "--n-classes", 10, "--quiet")
     assert res.exit_code == 2  # not a learner that learns soundly from another policy's log
+
+
+def test_resume_refuses_a_learner_unsound_off_policy_and_importance_weighting_runs(tmp_path):
+    X, y, train, log_a, _ = _log(tmp_path, 2)
+    bandit = Banditron(n_classes=10, seed=0)
+    bandit.learn(X[0], 1, 0)
+    saved = bandit.save(tmp_path / "b.npz")
+    res = _invoke(log_a, "--out", tmp_path / "m.npz", "--resume", saved, "--quiet")
+    assert res.exit_code == 2 and "Banditron cannot learn soundly" in res.output
+    res = _invoke(log_a, "--out", tmp_path / "w.npz", "--learner", "fastcb", "--n-classes", 10, "--rho0", 0.1,
+                  "--rho1", 0.2, "--weighting", "importance", "--quiet", "--json")
+    assert res.exit_code == 0, res.output
+    m = Learner.load(tmp_path / "w.npz")
+    # the Banditron logger plays its greedy label with probability ~0.5: its rare plays are learned ~ 1/(K p) times
+    assert 3_000 < m.t_ < 9_000
+    assert np.mean(m.predict(X[~train]) != y[~train]) < 0.3

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
+from nolo.offpolicy.learn import WEIGHTINGS
 
 __all__ = ["learn", "LEARNERS"]
 
@@ -42,11 +43,15 @@ def _build(name: str, K: int, rho0: float, rho1: float, seed: int):
 @click.option("--rho1", type=click.FloatRange(0, 0.5, max_open=True), default=None, help="Flip rate P(bit 0 | right).")
 @click.option("--rates", "rates_json", type=click.Path(dir_okay=False), default=None,
               help="Rates estimated by `nolo estimate-noise --json`.")
+@click.option("--weighting", type=click.Choice(WEIGHTINGS), default="none", show_default=True,
+              help="importance: learn row i about 1/(K p_i) times, so a non-uniform "
+                   "logger's log weighs like a uniform one's (docs/offpolicy.md#learning-from-a-log).")
 @click.option("--seed", type=click.IntRange(min=0, max=2**32 - 1), default=0, show_default=True)
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=65_536, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of text.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def learn(log, out, learner, resume, n_classes, rho0, rho1, rates_json, seed, chunk_rows, as_json, quiet):
+def learn(log, out, learner, resume, n_classes, rho0, rho1, rates_json, weighting, seed, chunk_rows, as_json,
+          quiet):
     """Learn a policy from LOG (columns played, bit or feedback, features; propensity optional) and save it to OUT.
 
     The flip rates must be given (--rho0/--rho1 or --rates): a learner that estimated them online would read them
@@ -55,7 +60,9 @@ def learn(log, out, learner, resume, n_classes, rho0, rho1, rates_json, seed, ch
     from nolo.cli.evaluate import _rates_from_json
     from nolo.learners.base import Learner
     from nolo.offpolicy.file_eval import _row_count
+    from nolo.offpolicy.learn import check_learns_off_policy, learn_log
     from nolo.offpolicy.logs import iter_log
+    from nolo.random import as_generator
 
     t0 = time.perf_counter()
     try:
@@ -67,6 +74,7 @@ def learn(log, out, learner, resume, n_classes, rho0, rho1, rates_json, seed, ch
             model = Learner.load(resume)
             if not hasattr(model, "learn_many"):
                 raise ParameterError(f"--resume {resume}: a {type(model).__name__} cannot learn from a log")
+            check_learns_off_policy(model)
             K = int(model.n_classes)
             if n_classes is not None and n_classes != K:
                 raise ParameterError(f"--n-classes {n_classes} but the resumed learner plays {K} labels")
@@ -85,9 +93,11 @@ def learn(log, out, learner, resume, n_classes, rho0, rho1, rates_json, seed, ch
 
             bar = tqdm(total=_row_count(Path(log)), unit=" rows", unit_scale=True, desc="learn", leave=False)
         n = 0
+        rng = as_generator(seed)  # the replication draws of --weighting importance
         try:
             for chunk in iter_log(log, n_classes=K, chunk_rows=chunk_rows):
-                model.learn_many(chunk.X, chunk.played, chunk.bit)
+                learn_log(model, chunk.X, chunk.played, chunk.bit, chunk.propensity, weighting=weighting,
+                          seed=rng)
                 n += chunk.played.shape[0]
                 if bar is not None:
                     bar.update(chunk.played.shape[0])

@@ -14,10 +14,10 @@ import numpy as np
 
 from nolo.exceptions import ParameterError
 from nolo.offpolicy.estimators import METHODS, Estimate, LogMoments, target_matrix
-from nolo.offpolicy.logs import CHUNK_ROWS, iter_log
+from nolo.offpolicy.logs import CHUNK_ROWS, LogChunk, iter_log
 from nolo.offpolicy.reward import MAX_FEATURES, ProgressiveRidge
 
-__all__ = ["LogEvaluation", "evaluate_log", "load_policy"]
+__all__ = ["LogEvaluation", "array_chunks", "evaluate_arrays", "evaluate_chunks", "evaluate_log", "load_policy"]
 
 #: the progressive reward model refits after REFIT_FIRST rows, then at doubling counts, then every REFIT_MAX rows
 REFIT_FIRST, REFIT_MAX = 256, 65_536
@@ -99,6 +99,48 @@ def evaluate_log(path, policy, *, n_classes: int | None = None, rho0: float | No
     (:class:`.reward.ProgressiveRidge`, for "dm", "dr", "switch-dr"; logs of more than ``MAX_FEATURES`` features
     fall back to IPS/SNIPS with a warning) or ``"none"``.  ``progress``: a tqdm bar on stderr.
     """
+    policy = load_policy(policy, n_classes)
+    K = _n_classes(policy, n_classes)
+    total = _row_count(Path(path)) if progress else None
+    return evaluate_chunks(iter_log(path, n_classes=K, chunk_rows=chunk_rows), policy, n_classes=K, rho0=rho0,
+                           rho1=rho1, rate_se=rate_se, methods=methods, reward_model=reward_model, level=level,
+                           progress=progress, total=total)
+
+
+def array_chunks(X, played, propensity, bit, chunk_rows: int = CHUNK_ROWS):
+    """A log held in memory as :class:`.logs.LogChunk` pieces of ``chunk_rows`` rows, for :func:`evaluate_chunks`
+    (the rows are checked there, row numbers counted from 0)."""
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    cols = tuple(f"x{j}" for j in range(X.shape[1]))
+    for lo in range(0, n, int(chunk_rows)):
+        hi = min(n, lo + int(chunk_rows))
+        yield LogChunk(lo, np.asarray(played[lo:hi]), np.asarray(propensity[lo:hi], dtype=np.float64),
+                       np.asarray(bit[lo:hi]), X[lo:hi], cols)
+
+
+def evaluate_arrays(X, played, propensity, bit, policy, **options) -> LogEvaluation:
+    """:func:`evaluate_log` on a log held in memory: ``X`` (n, d) contexts, the logged ``played`` labels, their
+    ``propensity`` and the (flipped) ``bit``; ``options`` as :func:`evaluate_chunks` takes them."""
+    chunk_rows = options.pop("chunk_rows", CHUNK_ROWS)
+    return evaluate_chunks(array_chunks(X, played, propensity, bit, chunk_rows), policy, **options)
+
+
+def _n_classes(policy, n_classes) -> int:
+    K = getattr(policy, "n_classes", None) if n_classes is None else n_classes
+    if K is None:
+        raise ParameterError("n_classes is needed: the policy does not say how many labels it plays")
+    K = int(K)
+    if getattr(policy, "n_classes", K) != K:
+        raise ParameterError(f"n_classes = {K} but the policy plays {policy.n_classes} labels")
+    return K
+
+
+def evaluate_chunks(chunks, policy, *, n_classes: int | None = None, rho0: float | None = None,
+                    rho1: float | None = None, rate_se=None, methods=METHODS, reward_model: str = "ridge",
+                    level: float = 0.95, progress: bool = False, total: int | None = None) -> LogEvaluation:
+    """The one pass of :func:`evaluate_log` over any iterable of :class:`.logs.LogChunk` (a file's, a shard's, or
+    :func:`array_chunks` of arrays in memory); ``total``: the rows the progress bar counts to."""
     import time
 
     t0 = time.perf_counter()
@@ -107,12 +149,7 @@ def evaluate_log(path, policy, *, n_classes: int | None = None, rho0: float | No
     if (rho0 is None) != (rho1 is None):
         raise ParameterError("give both rho0 and rho1, or neither")
     policy = load_policy(policy, n_classes)
-    K = getattr(policy, "n_classes", None) if n_classes is None else n_classes
-    if K is None:
-        raise ParameterError("n_classes is needed: the policy does not say how many labels it plays")
-    K = int(K)
-    if getattr(policy, "n_classes", K) != K:
-        raise ParameterError(f"n_classes = {K} but the policy plays {policy.n_classes} labels")
+    K = _n_classes(policy, n_classes)
     methods = tuple(methods)
     for m in methods:
         if m not in METHODS:
@@ -123,11 +160,11 @@ def evaluate_log(path, policy, *, n_classes: int | None = None, rho0: float | No
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=_row_count(Path(path)), unit=" rows", unit_scale=True, desc="evaluate", leave=False)
+        bar = tqdm(total=total, unit=" rows", unit_scale=True, desc="evaluate", leave=False)
     mom = model = None
     max_w, next_fit = 0.0, REFIT_FIRST
     try:
-        for chunk in iter_log(path, n_classes=K, chunk_rows=chunk_rows):
+        for chunk in chunks:
             if mom is None:
                 d = chunk.X.shape[1]
                 if want_model and not 1 <= d <= MAX_FEATURES:
@@ -156,6 +193,8 @@ def evaluate_log(path, policy, *, n_classes: int | None = None, rho0: float | No
     finally:
         if bar is not None:
             bar.close()
+    if mom is None:
+        raise ParameterError("the log is empty")
     if not want_model:
         dropped = [m for m in methods if m in ("dm", "dr", "switch-dr")]
         methods = tuple(m for m in methods if m not in dropped)

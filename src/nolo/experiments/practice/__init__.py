@@ -1,9 +1,11 @@
-"""Practice -- noisy-input regression for practitioners (not a paper), registered for ``nolo reproduce practice``.
+"""Practice -- experiments for practitioners (not a paper), registered for ``nolo reproduce practice``.
 
 * ``eiv`` -- clean-input R^2 and coefficient error of scikit-learn OLS on the mean of the readings and on one
   reading, ``nolo.batch.CorrectedLeastSquares``, the online ``BiasCompensatedRLS`` (one pass and converged) and
   the CSS11 OGD learners, over readings per item x noise-to-signal x d x n x target scale, and on a simulated
   replicate design on scikit-learn's diabetes data (docs/practice.md).
+* ``offline`` -- logged noisy bandit feedback: flip-corrected off-policy estimates and their coverage, the flip rates
+  read from the log, and a policy learned from the log against Vowpal Wabbit ``--cb_adf`` (docs/offpolicy.md).
 """
 
-from nolo.experiments.practice import eiv  # noqa: F401  (registration)
+from nolo.experiments.practice import eiv, offline  # noqa: F401  (registration)

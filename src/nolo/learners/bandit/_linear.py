@@ -268,6 +268,13 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
     """The per-round protocol of the linear learners that play from their record's ``act`` and learn from one bit
     (the AM learners below, SquareCB): ``act``/``learn`` through :func:`._stream.act_round`/``learn_round``."""
 
+    @property
+    def learns_off_policy(self) -> bool:
+        """Whether the update is sound on another policy's log (:mod:`nolo.offpolicy.learn`): False here, where
+        the update divides by the probability this learner would have played the label; the learners whose update
+        regresses the bit on (context, label) with known rates say True."""
+        return False
+
     # -- the protocol ------------------------------------------------------------------------
     def act(self, x, return_probability: bool = False):
         """Draw the label to play for ``x`` from the record's ``act`` (AM eq. (3) for the AM learners: one uniform from

@@ -800,6 +800,12 @@ class AutoCB(OneBitBanditLearner):
     #: AutoCB works in float64; not a parameter
     dtype = "float64"
 
+    @property
+    def learns_off_policy(self) -> bool:
+        """True with known rates: the update regresses the bit on (context, label), whoever chose the label
+        (:mod:`nolo.offpolicy.learn`)."""
+        return not bool(self.estimate_rates)
+
     def __init__(self, n_classes=2, rho0=0.0, rho1=0.0, estimate_rates=False, gamma_scale=10.0, gamma_exponent=0.5,
                  loss_floor=0.01, confidence=1.0, lam=1.0, lam_scaled=2.0, n_landmarks=128, n_components=50, clip=5.0,
                  memory_beta=1.0, memory_size=2 ** 18, select_window=200.0, refresh_tol=0.1, rate_first=250, rate_every=5_000,

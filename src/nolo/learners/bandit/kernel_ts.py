@@ -252,6 +252,12 @@ class KernelLabelTS(OneBitBanditLearner):
 
     dtype = "float64"  # the history's and the scores' precision (not a parameter)
 
+    @property
+    def learns_off_policy(self) -> bool:
+        """True: the stored evidence is the bit's likelihood under (context, played label), whoever chose the label
+        (:mod:`nolo.offpolicy.learn`)."""
+        return True
+
     def __init__(self, n_classes=2, bandwidth=0.25, temperature=16.0, rho0=0.0, rho1=0.0, rate_floor=0.01,
                  budget=10_000, max_bytes=KERNEL_TS_MAX_BYTES, seed=None):
         self.n_classes = n_classes

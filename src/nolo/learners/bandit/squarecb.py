@@ -300,6 +300,12 @@ class SquareCB(OneBitBanditLearner):
     #: SquareCB works in float64 (the oracles' inverses and step sizes); not a parameter
     dtype = "float64"
 
+    @property
+    def learns_off_policy(self) -> bool:
+        """True with known rates: the update regresses the bit on (context, label), whoever chose the label
+        (:mod:`nolo.offpolicy.learn`)."""
+        return not bool(self.estimate_rates)
+
     def __init__(self, n_classes=2, oracle="ridge", gamma_scale=10.0, gamma_exponent=0.5, rho0=0.0, rho1=0.0,
                  correction="target", estimate_rates=False, rate_every=5_000, pct_top=RO.DEFAULT_PCT_TOP,
                  rho_max=0.49, lam=1.0, eta=0.5, max_bytes=O.RIDGE_MAX_BYTES, sketch_size=20, sketch_robust=True,
