@@ -11,9 +11,12 @@ Peak RSS is the process's own high-water mark (``VmHWM``, reset at exec; ``ru_ma
 * ``nolo ips``: :func:`nolo.offpolicy.file_eval.evaluate_log` with IPS and SNIPS (no reward model) on the whole log
   and on its first tenth -- rows/s and peak RSS (the same RSS at both sizes is what bounded memory means);
 * ``nolo dr``: the same with the progressive ridge reward model (DM, DR, SWITCH-DR);
+* ``nolo learn``: ``default_learner`` (known rates) learning the whole log chunk by chunk, as ``nolo learn`` does
+  (:func:`nolo.offpolicy.learn.learn_log`), plain and importance-weighted -- rows/s and peak RSS;
 * ``VW native``: ``vw -d log.txt --cb_adf -q sa --cb_type dr`` on the log converted to cb_adf text (cost 1 - bit, the
   logged propensity), VW's own C++ driver (``vowpalwabbit.Workspace`` runs the file), rows/s and peak RSS.  VW learns a
-  policy in its pass where nolo evaluates one: both are one pass over the same rows (conversion not timed).
+  policy in its pass: beside nolo's evaluation pass and nolo's learning pass, each one pass over the same rows
+  (conversion not timed).
 
 Usage: ``python benchmarks/bench_offpolicy.py [--rows 1000000] [--features 32] [--classes 10] [--no-vw]``.  Prints a
 stamp (versions, CPU, date, command) and a markdown table with the ratios.
@@ -89,8 +92,8 @@ def train_target(path: str, d: int, K: int, W: np.ndarray):
 _CHILD = """
 import json, resource, sys, time
 from nolo.offpolicy.file_eval import evaluate_log
-log, target, methods = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-evaluate_log(log, target, rho0={r0}, rho1={r1}, methods=methods, chunk_rows=1000)   # compile / warm the imports
+log, target, methods, warm = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4]
+evaluate_log(warm, target, rho0={r0}, rho1={r1}, methods=methods, chunk_rows=1000)   # warm the imports on the small log
 t0 = time.perf_counter()
 res = evaluate_log(log, target, rho0={r0}, rho1={r1}, methods=methods)
 dt = time.perf_counter() - t0
@@ -101,9 +104,39 @@ print(json.dumps({{"rows": res.n_rows, "seconds": dt, "rss_mb": rss,
 """
 
 
-def nolo_run(log: str, target: str, methods: str) -> dict:
+def nolo_run(log: str, target: str, methods: str, warm: str) -> dict:
     code = _CHILD.format(r0=RATES[0], r1=RATES[1])
-    out = subprocess.run([sys.executable, "-c", code, log, target, methods], check=True, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code, log, target, methods, warm], check=True, capture_output=True,
+                         text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+_LEARN_CHILD = """
+import json, resource, sys, time
+from nolo.learners.bandit import default_learner
+from nolo.offpolicy.learn import learn_log
+from nolo.offpolicy.logs import iter_log
+log, warm, K, weighting = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+def run(path):
+    m, n = default_learner(K, rho0={r0}, rho1={r1}, seed=0), 0
+    for c in iter_log(path, n_classes=K):   # what `nolo learn` does, chunk by chunk
+        learn_log(m, c.X, c.played, c.bit, c.propensity, weighting=weighting, seed=0)
+        n += c.played.shape[0]
+    return n
+run(warm)   # compile on the small log
+t0 = time.perf_counter()
+n = run(log)
+dt = time.perf_counter() - t0
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]
+rss = int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"rows": n, "seconds": dt, "rss_mb": rss}}))
+"""
+
+
+def nolo_learn_run(log: str, warm: str, K: int, weighting: str) -> dict:
+    code = _LEARN_CHILD.format(r0=RATES[0], r1=RATES[1])
+    out = subprocess.run([sys.executable, "-c", code, log, warm, str(K), weighting], check=True, capture_output=True,
+                         text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -183,8 +216,12 @@ def main(argv=None) -> None:
         rows = []
         for name, methods in (("nolo ips+snips", "ips,snips"), ("nolo dm+dr+switch-dr", "dm,dr,switch-dr")):
             for path, n in ((small, tenth), (log, args.rows)):
-                r = nolo_run(path, target, methods)
+                r = nolo_run(path, target, methods, small)
                 rows.append((name, n, r["rows"] / r["seconds"], r["rss_mb"], r["estimates"]))
+        for weighting in ("none", "importance"):
+            r = nolo_learn_run(log, small, args.classes, weighting)
+            rows.append((f"nolo learn (default_learner, weighting {weighting})", args.rows, r["rows"] / r["seconds"],
+                         r["rss_mb"], {}))
         vw = None
         if not args.no_vw:
             adf = os.path.join(tmp, "log.adf")
