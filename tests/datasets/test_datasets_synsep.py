@@ -1,4 +1,4 @@
-"""SynSep / SynNonSep (math-notes D): recipe, separability certificate, label noise, determinism."""
+"""SynSep / SynNonSep (docs/math.md, item 12): recipe, separability certificate, label noise, determinism."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_each_example_is_its_prototype_minus_5_plus_20_common(synsep):
         outside = np.setdiff1d(np.arange(120), r)
         assert not X[np.ix_(y == k, outside)].any()  # no rare word outside R_y
     nnz = (X != 0).sum(axis=1)
-    assert 35 <= nnz.min() and nnz.max() <= 55  # math-notes D: 36..55 observed with seed 2008
+    assert 35 <= nnz.min() and nnz.max() <= 55  # docs/math.md, item 12: 36..55 observed with seed 2008
 
 
 def test_dropped_and_common_words_are_uniform(synsep):

@@ -74,7 +74,7 @@ def test_exp_second_moment_is_bessel():
         est = RandomDegreeEstimator(EXP, p)
         assert est.second_moment(m2) == pytest.approx(p / (p - 1) * i0(2 * math.sqrt(p * m2)), rel=1e-12)
         assert est.second_moment_bound(m2) == pytest.approx(p / (p - 1) * math.exp(2 * math.sqrt(p * m2)))
-    # math-notes item 1 table: exp, p=2, N(0.5, 0.5^2): exact 4.559, bound 14.78
+    # docs/math.md, item 1 table: exp, p=2, N(0.5, 0.5^2): exact 4.559, bound 14.78
     est = RandomDegreeEstimator(EXP, 2.0)
     assert est.second_moment(0.5) == pytest.approx(4.559, abs=1e-3)
     assert est.second_moment_bound(0.5) == pytest.approx(14.78, abs=1e-2)
@@ -150,7 +150,7 @@ def test_finite_pool_truncation_policy():
 
 def test_overflow_is_handled_in_log_space_or_raised():
     est = RandomDegreeEstimator(EXP, 2.0)
-    # math-notes item 10 demo: naive p**(N+1) * prod(X) overflows, the estimate does not
+    # docs/math.md, item 10 demo: naive p**(N+1) * prod(X) overflows, the estimate does not
     with np.errstate(over="ignore"):
         assert not np.isfinite(2.0**151 * np.prod(np.full(150, 120.0)))
     assert est.value_at_degree(150, np.full(150, 120.0)) == pytest.approx(3.7655e94, rel=1e-4)

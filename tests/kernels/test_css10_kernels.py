@@ -163,7 +163,7 @@ def test_skip_zero_terms_saves_queries_without_bias():
 
 
 def test_gaussian_norm_factor_unbiased_from_pairs():
-    # c~ of math-notes item 5: Lemma 1 for exp(-z/sigma2) on <x~, x~'> of independent pairs
+    # c~ of docs/math.md, item 5: Lemma 1 for exp(-z/sigma2) on <x~, x~'> of independent pairs
     rng = np.random.default_rng(21)
     k = GaussianKernel(2.0)
     vals = []

@@ -58,7 +58,7 @@ def test_registry_names_and_kinds():
 
 @pytest.mark.parametrize("loss", SMOOTH, ids=IDS)
 def test_series_matches_derivative_inside_radius(loss):
-    # where the float64 partial sum is well conditioned (math-notes item 10)
+    # where the float64 partial sum is well conditioned (docs/math.md, item 10)
     lim = min(0.8 * loss.radius, 2.0 / max(1.0, float(getattr(loss, "s", 1.0))))
     z = np.linspace(-lim, lim, 17)
     got = np.array([loss.series.value(float(t), n_terms=400) for t in z])
@@ -107,7 +107,7 @@ def test_smoothed_hinge_gamma_test_vectors_and_hermite_formula():
 
 def test_smoothed_hinge_derivative_plus_majorant_and_erratum_e5():
     loss = SmoothedHinge(1.0)
-    # math-notes item 10: exact 1.089 / 8.26 vs majorant 1.120 / 111.1
+    # docs/math.md, item 10: exact 1.089 / 8.26 vs majorant 1.120 / 111.1
     for a, exact, major in [(0.5, 1.089, 1.120), (2.0, 8.26, 111.1)]:
         maj = (1 + erf(1.0)) / 2 + math.exp(-2.0) / 2 * (erfi(1 + a) - erfi(1.0))
         assert loss.derivative_plus(a) == pytest.approx(exact, abs=5e-3)
@@ -166,7 +166,7 @@ def test_logistic_coefficients_bernoulli_and_radius():
 
 
 def test_margins_and_gradients():
-    # math-notes item 3 targets y l'(y a) at a = 0.57
+    # docs/math.md, item 3 targets y l'(y a) at a = 0.57
     assert Exponential().grad_margin(0.57, -1) == pytest.approx(1.768267, abs=1e-6)
     assert Exponential().grad_margin(0.57, 1) == pytest.approx(-0.565525, abs=1e-6)
     assert SmoothedHinge(1.0).grad_margin(0.57, -1) == pytest.approx(0.986801, abs=1e-6)

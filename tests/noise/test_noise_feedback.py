@@ -1,4 +1,4 @@
-"""FlipChannel: AM section 3's flipped bandit feedback and Lemma 1's unbiased h(f_rho) (math-notes item 11).
+"""FlipChannel: AM section 3's flipped bandit feedback and Lemma 1's unbiased h(f_rho) (docs/math.md, item 11).
 
 rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1).
 """

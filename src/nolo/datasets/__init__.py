@@ -5,7 +5,7 @@
   > ``~/.cache/nolo/data``);
 - format readers taking a path: :func:`read_idx` / :func:`load_idx_pair` (MNIST,
   Fashion-MNIST), :func:`load_usps_h5`, :func:`load_svmlight`, :func:`load_csv`;
-- generators: :func:`make_synsep`, :func:`make_synnonsep` (math-notes D);
+- generators: :func:`make_synsep`, :func:`make_synnonsep` (docs/math.md, item 12);
 - the bandit suite (:mod:`nolo.datasets.bandit_suite`): nine built-in sets with
   raw scales for evaluating bandit learners, names in :data:`SUITE`, summary
   table :func:`suite_info`;

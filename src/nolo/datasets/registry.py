@@ -170,7 +170,7 @@ for _ds in (
     ),
     BuiltinDataset("iris", "Iris (scikit-learn), n=150, d=4, K=3"),
     BuiltinDataset("digits", "UCI optical digits 8x8 (scikit-learn load_digits), n=1797, d=64, K=10; AM's 'MNIST'"),
-    BuiltinDataset("synsep", "SynSep generator (Banditron paper; math-notes D), d=400, K=9, separable"),
+    BuiltinDataset("synsep", "SynSep generator (Banditron paper; docs/math.md, item 12), d=400, K=9, separable"),
     BuiltinDataset("synnonsep", "SynNonSep generator: SynSep with 5% label noise (reconstruction)"),
     # the bandit suite (nolo.datasets.bandit_suite): raw feature scales; generated ones seeded (default seed 2026)
     BuiltinDataset("wine", "UCI Wine (scikit-learn load_wine), raw scales ~0.1..1680, n=178, d=13, K=3"),

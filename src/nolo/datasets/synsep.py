@@ -3,7 +3,7 @@
 Kakade, Shalev-Shwartz & Tewari, "Efficient Bandit Algorithms for Online
 Multiclass Prediction", ICML 2008, section 5 (used by AM section 4 with 10^5
 examples).  The paper's text was not retrievable; the recipe follows
-``math-notes.md`` section D (item 12), reconstructed from two agreeing
+docs/math.md, item 12, reconstructed from two agreeing
 re-implementations:
 
 1. rare words are coordinates ``0..n_rare-1`` (120), common words the rest (280);
@@ -12,12 +12,12 @@ re-implementations:
 3. an example of class ``y ~ Unif{0..8}`` is ``v_y`` with 5 coordinates of
    ``R_y`` (uniform, without replacement) set to 0 and 20 common words
    (uniform, without replacement) set to 1; not normalised;
-4. separability (our addition, math-notes D.4): prototypes are redrawn until
+4. separability (our addition, docs/math.md, item 12): prototypes are redrawn until
    ``|R_k \\ R_k'| > 5`` for all ``k != k'``; then the certificate ``W`` with
    ``w_kj = 1`` on ``R_k``, ``-(max_k |R_k| + 1)`` (= -41) on the other rare words
    and 0 on common words classifies every example with a positive margin.
 
-SynNonSep (math-notes D, Caoang327 variant, a reconstruction): the same data
+SynNonSep (docs/math.md, item 12, Caoang327 variant, a reconstruction): the same data
 where a random 5 % of the examples get a uniformly random *different* label.
 """
 
@@ -52,12 +52,12 @@ class SynSepPrototypes:
         return len(self.rare_sets)
 
     def is_separable(self) -> bool:
-        """The separability condition of math-notes D.4: ``|R_k \\ R_k'| > n_dropped`` for all ``k != k'``."""
+        """The separability condition of docs/math.md, item 12: ``|R_k \\ R_k'| > n_dropped`` for all ``k != k'``."""
         sets = [set(r.tolist()) for r in self.rare_sets]
         return all(len(a - b) > self.n_dropped for i, a in enumerate(sets) for j, b in enumerate(sets) if i != j)
 
     def certificate(self) -> np.ndarray:
-        """The separating matrix ``W`` (n_classes x n_features) of math-notes D.4.
+        """The separating matrix ``W`` (n_classes x n_features) of docs/math.md, item 12.
 
         ``w_kj = 1`` on ``R_k``, ``-(max_k |R_k| + 1)`` on the other rare words
         (-41 with the default sizes), 0 on the common words.

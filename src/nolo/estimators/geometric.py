@@ -1,7 +1,7 @@
 """The random degree N of CSS10: P(N = n) = (p - 1) / p**(n + 1), n = 0, 1, 2, ...
 
 Every CSS10 estimator (Lemma 1, Map_Estimate, Grad_Length_Estimate) draws a
-degree N with this law and then queries N noisy copies, so (math-notes §0)
+degree N with this law and then queries N noisy copies, so (docs/math.md, item 0)
 
 * E[N] = 1 / (p - 1)            (expected number of queries),
 * Var[N] = p / (p - 1)**2,
@@ -96,7 +96,7 @@ def expected_queries(p: float, copies_per_degree: float = 1.0, calls: float = 1.
     """Expected oracle queries of ``calls`` independent estimates, each using ``copies_per_degree * N`` copies.
 
     ``copies_per_degree = 2`` is e.g. the Gaussian-kernel factor that pairs copies
-    (math-notes item 5).  Estimators that skip zero coefficients query fewer;
+    (docs/math.md, item 5).  Estimators that skip zero coefficients query fewer;
     see :meth:`nolo.estimators.RandomDegreeEstimator.expected_queries`.
     """
     c = check_scalar(copies_per_degree, "copies_per_degree", low=0.0)

@@ -8,8 +8,8 @@ return
 
 Then E[theta] = f(E[X]) and, for i.i.d. copies, exactly
 E[theta^2] = p/(p-1) sum_n gamma_n^2 (p E[X^2])^n <= p/(p-1) f_+(sqrt(p E[X^2]))^2
-(math-notes item 1; the middle expression is the exact second moment, the
-right one the paper's bound).  Implementation points (math-notes items 1, 10):
+(docs/math.md, item 1; the middle expression is the exact second moment, the
+right one the paper's bound).  Implementation points (docs/math.md, items 1, 10):
 
 * if gamma_N = 0 the estimate is 0 and **no copy is drawn** (still unbiased;
   saves the queries of odd-only or polynomial series);
@@ -113,7 +113,7 @@ class RandomDegreeEstimator(ValidatedConfigurable):
         Degree parameter, p > 1: E[N] = 1/(p - 1) copies per estimate and
         P(N >= z) = p**-z; larger p means fewer copies but more variance.
 
-    No erratum: Lemma 1 is correct as printed (math-notes item 1).
+    No erratum: Lemma 1 is correct as printed (docs/math.md, item 1).
     """
 
     def __init__(self, series=None, p: float = 2.0):

@@ -1,8 +1,8 @@
 """Overflow-safe products: carry (sign, log|.|) and exponentiate once, checking the range.
 
 The CSS10 estimators are products of many factors times ``p**(N+1)``; the
-naive product overflows float64 long before the result does (math-notes,
-item 10, "Overflow").  Everything here works on signs and logs and raises
+naive product overflows float64 long before the result does (docs/math.md,
+item 10, \"Overflow\").  Everything here works on signs and logs and raises
 :class:`nolo.NumericalError` where the final value is not representable,
 instead of returning ``inf`` or ``nan``.
 """

@@ -1,4 +1,4 @@
-"""Kernels and their unbiased noisy feature estimates (CSS10 sections 3.3 and 5.2; math-notes items 2-5).
+"""Kernels and their unbiased noisy feature estimates (CSS10 sections 3.3 and 5.2; docs/math.md, items 2-5).
 
 * :class:`Kernel` -- the base of every kernel (Gram matrix on clean inputs);
   :class:`NoisyFeatureKernel` -- a kernel with ``map_estimate`` (CSS10
@@ -6,7 +6,7 @@
 * dot-product kernels given by their coefficients ``beta_n``:
   :class:`DotProductKernel`, :class:`LinearKernel`, :class:`PolynomialKernel`,
   :class:`ExponentialKernel`;
-* :class:`GaussianKernel` via the factorisation of math-notes item 5;
+* :class:`GaussianKernel` via the factorisation of docs/math.md, item 5;
 * :class:`FeatureEstimate` -- the data structure ``Psi~(x)``;
 * :func:`grad_length_estimate` -- CSS10 Subroutine 1 with erratum E1 corrected.
 

@@ -133,12 +133,12 @@ class NoisyFeatureKernel(Kernel):
     def map_estimate(
         self, oracle, p: float, rng, *, skip_zero_terms: bool = True, skip=None
     ) -> FeatureEstimate | None:
-        """Map_Estimate(A_t, p) (CSS10 Subroutine 2; Gaussian kernel: math-notes item 5).
+        """Map_Estimate(A_t, p) (CSS10 Subroutine 2; Gaussian kernel: docs/math.md, item 5).
 
         Draws the degree ``N`` with ``P(N = n) = (p-1)/p^(n+1)``, queries ``N``
         copies and returns them as the estimate ``Psi~(x)`` with ``E Psi~(x) =
         Psi(x)``.  With ``skip_zero_terms`` a degree whose ``beta_N`` is 0 gives
-        the zero estimate without querying (still unbiased; math-notes item 2).
+        the zero estimate without querying (still unbiased; docs/math.md, item 2).
         ``skip(n) -> bool`` lets a caller that only needs inner products with
         a ``w`` having no support of degree ``n`` skip the queries too (the
         zero estimate is returned; its inner product with ``w`` is exact).
@@ -184,7 +184,7 @@ class NoisyFeatureKernel(Kernel):
         return float(signed_value(float(a.sign * b.sign * s), float(a.log_weight + b.log_weight + lg), "Prod(Psi~, Psi~')"))
 
     def sq_norm(self, a: FeatureEstimate) -> float:
-        """``||Psi~(x)||^2``, Prod of the estimate with itself (math-notes item 2)."""
+        """``||Psi~(x)||^2``, Prod of the estimate with itself (docs/math.md, item 2)."""
         return self.prod(a, a)
 
     def prod_clean(self, a: FeatureEstimate, X: Any) -> np.ndarray | float:

@@ -33,7 +33,7 @@ class DotProductKernel(NoisyFeatureKernel):
         ``beta_0, ..., beta_D``: finite, ``>= 0``, not all zero.
 
     ``Map_Estimate``/``Prod`` follow CSS10 eq. (2) and Subroutines 2-4
-    (math-notes item 2); ``E||Psi~(x)||^2 = p/(p-1) Q(p E||x~||^2)`` (Lemma 3).
+    (docs/math.md, item 2); ``E||Psi~(x)||^2 = p/(p-1) Q(p E||x~||^2)`` (Lemma 3).
     """
 
     def __init__(self, beta=(0.0, 1.0)):
@@ -110,7 +110,7 @@ class LinearKernel(DotProductKernel):
 class PolynomialKernel(DotProductKernel):
     """``k(x, x') = (c + <x, x'>)^degree``: homogeneous for ``c = 0``, inhomogeneous for ``c > 0`` (CSS10 section 2).
 
-    ``beta_n = binom(degree, n) c^(degree - n)`` (math-notes item 2).
+    ``beta_n = binom(degree, n) c^(degree - n)`` (docs/math.md, item 2).
     """
 
     def __init__(self, degree: int = 2, c: float = 1.0):
@@ -140,7 +140,7 @@ class PolynomialKernel(DotProductKernel):
 
 
 class ExponentialKernel(DotProductKernel):
-    """``k(x, x') = exp(kappa <x, x'>)``, ``beta_n = kappa^n / n!`` (CSS10 section 2, math-notes item 2)."""
+    """``k(x, x') = exp(kappa <x, x'>)``, ``beta_n = kappa^n / n!`` (CSS10 section 2, docs/math.md, item 2)."""
 
     def __init__(self, kappa: float = 1.0):
         self.kappa = kappa

@@ -8,7 +8,7 @@ log-magnitude::
     Psi~(x) = sign * exp(log_weight) * sum_{k_1..k_n} x~_{k_1}^(1) ... x~_{k_n}^(n) e_{n,k_1..k_n}
 
 with ``exp(log_weight) = sqrt(beta_n) p^(n+1)/(p-1)`` for a dot-product kernel
-(times ``|c~|`` for the Gaussian kernel, math-notes item 5).  Keeping the
+(times ``|c~|`` for the Gaussian kernel, docs/math.md, item 5).  Keeping the
 weight in log space lets ``Prod`` multiply ``p^(2n+2)`` by many inner products
 and raise :class:`nolo.NumericalError` only if the *result* is not
 representable.

@@ -1,4 +1,4 @@
-"""The Gaussian kernel with unknown noise (CSS10 Theorem 2; construction of math-notes item 5).
+"""The Gaussian kernel with unknown noise (CSS10 Theorem 2; construction of docs/math.md, item 5).
 
 ``k(x, x') = exp(-||x - x'||^2 / sigma2)`` factorises as
 ``exp(-||x||^2/sigma2) exp(-||x'||^2/sigma2) exp(2<x, x'>/sigma2)``, so
@@ -32,7 +32,7 @@ __all__ = ["GaussianKernel"]
 
 
 class GaussianKernel(NoisyFeatureKernel):
-    """``k(x, x') = exp(-||x - x'||^2 / sigma2)`` with the unbiased estimate of math-notes item 5.
+    """``k(x, x') = exp(-||x - x'||^2 / sigma2)`` with the unbiased estimate of docs/math.md, item 5.
 
     Parameters
     ----------
@@ -69,7 +69,7 @@ class GaussianKernel(NoisyFeatureKernel):
         return np.exp(-np.maximum(sq, 0.0) / float(self.sigma2))
 
     def _norm_factor_estimate(self, oracle, p, rng):
-        """``c~`` of math-notes item 5: Lemma 1 for ``exp(-z/sigma2)`` on ``N'`` pairs of fresh copies."""
+        """``c~`` of docs/math.md, item 5: Lemma 1 for ``exp(-z/sigma2)`` on ``N'`` pairs of fresh copies."""
         pp = self._p_norm(p)
         m = int(rng.geometric(1.0 - 1.0 / pp)) - 1  # Geom(p') as nolo.estimators.sample_degree
         s2 = float(self.sigma2)

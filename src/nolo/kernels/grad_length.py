@@ -7,7 +7,7 @@ draw ``n ~ Geom(p)``, make ``n`` fresh Map_Estimates ``Psi~_j`` of ``x_t``
     g~ = y * gamma_n p^(n+1)/(p-1) * prod_j (y <w, Psi~_j>),      E g~ = y l'(y <w, Psi(x)>),
 
 i.e. Lemma 1 applied to the unbiased margin copies ``y <w, Psi~_j>`` and
-multiplied by ``y`` (math-notes item 3).  The paper printed the product of
+multiplied by ``y`` (docs/math.md, item 3).  The paper printed the product of
 ``<w, Psi~_j>`` without the ``y``'s, which estimates ``y l'(<w, Psi(x)>)``.
 For a regression loss ``l(<w, Psi(x)> - y)`` the copies are
 ``<w, Psi~_j> - y`` and there is no ``y`` in front.
@@ -16,10 +16,10 @@ When ``l'`` is a polynomial of degree ``D`` (the squared loss) and
 ``exact_polynomial`` is set, the estimate is instead
 ``sum_{n<=D} gamma_n prod_{j<=n} z_j`` from ``D`` fresh estimates -- the
 specialisation CSS10 section 3.2 allows ("the estimator can always be
-optimized for specific cases"); for the squared loss it is math-notes item
+optimized for specific cases"); for the squared loss it is docs/math.md, item
 10's single-copy estimator ``2(<w, Psi~_1> - y)``, ~10x less variance.
 
-Queries are saved where the value cannot depend on them (math-notes items 1
+Queries are saved where the value cannot depend on them (docs/math.md, items 1
 and 2): a zero ``gamma_n``, a zero ``beta`` of a fresh estimate's degree, or
 a degree on which ``w`` has no support (``<w, Psi~_j> = 0`` whatever the copies).
 """

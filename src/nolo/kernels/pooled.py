@@ -21,7 +21,7 @@ and the learner asks its oracle).
 
 Only kernels whose feature map has no norm factor qualify (the dot-product
 kernels of CSS10 section 5.2): the Gaussian kernel's factor ``c~`` needs
-further independent pairs of copies (math-notes item 5) and is not pooled here.
+further independent pairs of copies (docs/math.md, item 5) and is not pooled here.
 
 Examples
 --------

@@ -6,7 +6,7 @@ The radial kernel ``g(x, x') = (1 + ||x - x'||^2 / d)^(-1)`` is approximated
     k(x, x') = d * int_0^{c/d} exp(-u r^2 - u d) du = g (1 - exp(-c / g)),   r^2 = ||x - x'||^2,
 
 with ``1 - exp(-c) <= k / g <= 1``; its surrogate for noise ``N(0, sigma^2 I)``
-(CSS11 eq. (17), *corrected*: math-notes item 9 / erratum E12 -- the paper's
+(CSS11 eq. (17), *corrected*: docs/math.md, item 9 / erratum E12 -- the paper's
 ``sigma`` is the variance ``sigma^2``) is
 
     k_hat(x, x') = d * int_0^{c/d} (1 - 2 sigma^2 u)^(-d/2) exp(-u r^2 / (1 - 2 sigma^2 u) - u d) du,
@@ -265,7 +265,7 @@ class RadialKernelApproximation(SurrogateKernelPair):
     Original kernel (used for predictions): ``k = g (1 - exp(-c/g))`` with
     ``g = (1 + ||x - x'||^2 / d)^(-1)``.  Surrogate (used for training by
     Algorithm 2): ``k_hat`` of eq. (17) with ``(1 - 2 sigma^2 u)`` -- the
-    paper prints ``sigma`` where the variance is meant (math-notes item 9,
+    paper prints ``sigma`` where the variance is meant (docs/math.md, item 9,
     erratum E12).  Noise must be isotropic Gaussian ``N(0, sigma^2 I)``.
 
     Parameters

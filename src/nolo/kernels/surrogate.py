@@ -14,7 +14,7 @@ erratum E13),
     k_hat(x, x') = R^2 exp(-sum_i (x_i - x'_i)^2 / (s^2 - 2 sigma_i^2)),
     R^2          = prod_i (s^2 / (s^2 - 2 sigma_i^2))^(1/2)
 
-(the per-coordinate factors are the corrected ones of math-notes item 8 /
+(the per-coordinate factors are the corrected ones of docs/math.md, item 8 /
 erratum E11).  A full covariance ``Sigma = Q Lambda Q^T`` is handled by the
 rotation the paper describes: every point is mapped to the noise's eigenframe
 ``z -> Q^T z`` (rows: ``Z @ Q``), where the noise is ``N(0, Lambda)``; the
@@ -141,7 +141,7 @@ class GaussianSurrogateKernel(SurrogateKernelPair):
     Notes
     -----
     ``k_hat`` uses the per-coordinate normalisation ``(s^2/(s^2 - 2 sigma_i^2))^(1/2)``
-    of math-notes item 8 (erratum E11 corrects the proof's eq. (7)).
+    of docs/math.md, item 8 (erratum E11 corrects the proof's eq. (7)).
     ``R^2 = prod_i (...)^(1/2)`` is computed in log space and must fit in float64.
     """
 

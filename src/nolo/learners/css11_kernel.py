@@ -142,7 +142,7 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
     *second* copy, sets ``alpha_t = -eta g_t``, stores the *first* copy as
     support point (the analysis needs the two independent), maintains the
     squared surrogate norm ``r_t`` incrementally and rescales
-    ``alpha <- alpha W / sqrt(r_t)`` when ``r_t > W^2`` (math-notes item 8).
+    ``alpha <- alpha W / sqrt(r_t)`` when ``r_t > W^2`` (docs/math.md, item 8).
     Predictions use the *original* kernel on the stored noisy points,
     ``<w_t, Psi(x)> = sum_i alpha_i k(x~_i, x)``.
 
@@ -161,7 +161,7 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
     step : float, StepRule or None
         Step sizes; ``None`` gives ``eta = W / sqrt(G T)`` with
         ``G = 8 R^2 (W^2 R^2 + B_y^2)`` -- Theorem 3's step with the cross term
-        the proof drops restored (math-notes item 8, E10), ``R^2`` the bound
+        the proof drops restored (docs/math.md, item 8, E10), ``R^2`` the bound
         on ``k_hat(x, x)`` (``R_{Sigma,s,d}^2``, or ``exp(2 sigma^2 c)`` by Lemma 7).
     y_bound : float or None
         ``B_y`` with ``E y~^2 <= B_y^2`` (theory step only).

@@ -20,7 +20,7 @@ def _sign_log(n: int) -> tuple[float, float]:
 class Exponential(Loss):
     """Exponential loss l(m) = e^{-m}, m = y <w, Psi(x)> (CSS10 Example 2; classification).
 
-    Erratum E3 (math-notes): the paper prints e^{y <w, x>}, which penalises
+    Erratum E3 (docs/math.md, item 10): the paper prints e^{y <w, x>}, which penalises
     correct margins; the loss is e^{-y <w, x>}.  gamma_n = (-1)^(n+1) / n!,
     the series is entire and l'_+(a) = e^a (unchanged by the erratum).
     """

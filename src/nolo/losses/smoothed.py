@@ -1,4 +1,4 @@
-"""The erf-smoothed hinge and absolute losses of CSS10 Examples 3-4 (math-notes item 10)."""
+"""The erf-smoothed hinge and absolute losses of CSS10 Examples 3-4 (docs/math.md, item 10)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class SmoothedHinge(Loss):
     l_s'(m) = (erf(s(m - 1)) - 1)/2 in (-1, 0), and
     0 < l_s(m) - max(0, 1 - m) = ierfc(s|m - 1|)/(2s) <= 1/(2 s sqrt(pi)).
 
-    Taylor coefficients of l_s' (math-notes item 10): gamma_0 = -(1 + erf s)/2,
+    Taylor coefficients of l_s' (docs/math.md, item 10): gamma_0 = -(1 + erf s)/2,
     gamma_n = e^{-s^2} s^n H_(n-1)(s) / (sqrt(pi) n!) = e^{-s^2} s^n g_(n-1) / (sqrt(pi) n)
     with g_m = H_m(s)/m! from a renormalised recursion.  l'_+ has no closed
     form and is summed exactly as the positive series.  Erratum E5: the paper's

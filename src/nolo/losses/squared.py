@@ -12,7 +12,7 @@ class Squared(Loss):
     """Squared loss l(a) = a^2, a = <w, Psi(x)> - y (CSS10 Example 1; regression).
 
     l'(a) = 2a, so gamma_1 = 2 and all other gamma_n = 0, and l'_+(a) = 2a.
-    With the random-degree estimator only N = 1 contributes (math-notes item
+    With the random-degree estimator only N = 1 contributes (docs/math.md, item
     10): unbiased but wasteful compared with the single-copy estimate 2(X - y).
     """
 

@@ -9,7 +9,7 @@ After the learner plays a label, the environment emits the true bit
 with ``rho0 + rho1 < 1`` (otherwise the received bit carries no information,
 or inverted information, about the truth).  ``beta = 1 - rho0 - rho1``.
 
-AM Lemma 1 (math-notes item 11): ``h(f_rho) = (f_rho - rho0) / beta`` --
+AM Lemma 1 (docs/math.md, item 11): ``h(f_rho) = (f_rho - rho0) / beta`` --
 ``h(1) = (1 - rho0)/beta``, ``h(0) = -rho0/beta`` -- is unbiased for the true
 bit, ``E[h(f_rho) | f] = f``.  It equals the paper's printed
 ``((1 - rho_{f'}) f_rho - rho_{f_rho} f') / beta`` with ``f' = 1 - f_rho``.

@@ -64,7 +64,7 @@ def test_lemmas_1_2_unbiased_and_printed_lemma2_biased(noise):
 
 
 def test_printed_lemma1_constant_fails_and_corrected_holds():
-    """math-notes item 7: w = x = e1, y = -1, noise sd 0.05."""
+    """docs/math.md, item 7: w = x = e1, y = -1, noise sd 0.05."""
     rng = np.random.default_rng(7)
     n, v = 200_000, 0.05**2
     w = x = np.array([1.0, 0.0])

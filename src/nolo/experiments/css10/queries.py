@@ -5,7 +5,7 @@ printed) and the exponential loss (every ``gamma_n != 0``), so a round uses
 ``Q = sum_{j=1}^{C+1} B_j`` copies with ``C ~ Geom(p)`` the Grad_Length degree
 and ``B_j`` the copies of one Map_Estimate: ``B ~ Geom(p)`` for a dot-product
 kernel (``E Q = p/(p-1)^2``, Theorem 1) and ``B = n + 2N'`` for the Gaussian
-construction of math-notes item 5 (``E Q = 3p/(p-1)^2``, Theorem 2).  The
+construction of docs/math.md, item 5 (``E Q = 3p/(p-1)^2``, Theorem 2).  The
 measured mean is compared by z-score, the measured tail ``P(Q >= q)`` with
 the exact law of ``Q`` (computed by convolution) by the Kolmogorov distance
 against the DKW 99% band.  The trade-off plot sets the average clean loss

@@ -135,7 +135,7 @@ def unbiasedness(ctx):
         "draws_per_check": (float(draws), "draws"),
     }
     claims = [
-        Claim("E Prod(Psi~(x), x') = k(x, x') for 5 kernels x 4 noises (CSS10 Lemma 3 / Subroutine 4; Gaussian: math-notes item 5)",
+        Claim("E Prod(Psi~(x), x') = k(x, x') for 5 kernels x 4 noises (CSS10 Lemma 3 / Subroutine 4; Gaussian: docs/math.md, item 5)",
               "max_abs_z_prod_clean", "<=", 4.0),
         Claim("E Prod(Psi~(x), Psi~(x')) = k(x, x') for independent estimates (CSS10 Lemma 4)",
               "max_abs_z_prod_pair", "<=", 4.0),

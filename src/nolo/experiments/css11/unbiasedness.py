@@ -68,7 +68,7 @@ def kernel_checks(n: int, seed: int) -> dict:
     kf = GaussianSurrogateKernel(width=s2, noise_cov=Sigma)
     Xf = x + mixed_noise(rng, n, Sigma, "gaussian")
     z_full = zscores(kf.surrogate_pairs(np.tile(a, (n, 1)), Xf), target)[0]
-    # radial surrogate, d = 3, sigma^2 = 0.3, c = 2 (math-notes item 9)
+    # radial surrogate, d = 3, sigma^2 = 0.3, c = 2 (docs/math.md, item 9)
     dr, v, c = 3, 0.3, 2.0
     ar = np.array([0.2, -0.4, 0.3])
     xr = np.array([-0.5, 0.1, 0.6])
@@ -103,7 +103,7 @@ def quadrature_checks() -> dict:
 
 
 def variance_counterexample(n: int, seed: int) -> dict:
-    """E||grad~||^2 of Lemma 1 at w = x = e1, y = -1, noise sd 0.05 (math-notes item 7)."""
+    """E||grad~||^2 of Lemma 1 at w = x = e1, y = -1, noise sd 0.05 (docs/math.md, item 7)."""
     rng = np.random.default_rng(seed)
     d = 2
     w = x = np.array([1.0, 0.0])

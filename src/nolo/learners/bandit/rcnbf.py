@@ -18,7 +18,7 @@ __all__ = ["RCNBF", "ExpHState", "unbiased_feedback", "exp_h_coefficients", "exp
 
 
 def unbiased_feedback(feedback, rho0: float, rho1: float):
-    """AM eq. (4), Lemma 1: h(f_rho) = (f_rho - rho0) / (1 - rho0 - rho1), so E[h | f] = f (math-notes item 11)."""
+    """AM eq. (4), Lemma 1: h(f_rho) = (f_rho - rho0) / (1 - rho0 - rho1), so E[h | f] = f (docs/math.md, item 11)."""
     return FlipChannel(rho0, rho1).unbias(feedback)
 
 
@@ -26,7 +26,7 @@ def unbiased_feedback(feedback, rho0: float, rho1: float):
 def exp_h_coefficients(gamma, rho0a, beta_a, K):
     """The four step coefficients h(f)/P(played) of AM eq. (5), indexed ``2 f + (played == yhat)``.
 
-    h(f) = (f - rho0)/beta (math-notes item 11), P from AM eq. (3).  Computed once per record so the
+    h(f) = (f - rho0)/beta (docs/math.md, item 11), P from AM eq. (3).  Computed once per record so the
     update looks the coefficient up instead of paying two dependent divisions per round.  A division
     by zero (gamma = 0, where only the ``played == yhat`` entries are ever used) gives inf, which the
     update reports as non-finite if a round ever needs it.
@@ -71,10 +71,10 @@ class RCNBF(ExploringBanditLearner):
 
     As Banditron, but the bit enters through the unbiased estimate
     h(f_rho) = (f_rho - rho0) / beta, beta = 1 - rho0 - rho1 (AM eq. (4); written in
-    the simplified form of math-notes item 11, identical to the paper's
+    the simplified form of docs/math.md, item 11, identical to the paper's
     ((1 - rho_{f'}) f - rho_f f') / beta): row y~ gets + x h / P(y~) and row yhat gets - x
     (when y~ = yhat both apply).  Lemma 2: E[H] = the Perceptron update U.
-    Erratum (math-notes item 14): only in the proof of Theorem 4; the update is as printed.
+    Erratum E14 (docs/math.md, errata): only in the proof of Theorem 4; the update is as printed.
 
     Parameters
     ----------

@@ -29,7 +29,7 @@ __all__ = ["NoisyKernelLearner", "theory_step_size"]
 
 
 def theory_step_size(kernel: NoisyFeatureKernel, loss, p: float, B_w: float, B_x: float, B_y: float | None = None):
-    """The step ``eta`` of CSS10 Theorems 1-2 (math-notes item 4, step 7), before the ``1/sqrt(T)``.
+    """The step ``eta`` of CSS10 Theorems 1-2 (docs/math.md, item 4, step 7), before the ``1/sqrt(T)``.
 
     ``eta = sqrt(B_w / (B_g B_Psi))`` (Theorem 4) with ``B_Psi`` the kernel's
     feature-norm bound (Lemma 3; Gaussian kernel: erratum E6) and
@@ -73,7 +73,7 @@ class NoisyKernelLearner(NoisyInputLearner):
     Each round ``t`` (``learn(oracle, y)``):
 
     1. ``Psi~(x_t) = Map_Estimate(A_t, p)`` (CSS10 Subroutine 2; Gaussian
-       kernel: math-notes item 5);
+       kernel: docs/math.md, item 5);
     2. ``g~_t = Grad_Length_Estimate(A_t, y_t, p)`` (Subroutine 1 **with the
        factor y^n restored, erratum E1**; fresh copies only);
     3. ``alpha_t = -eta_t g~_t``;
@@ -88,7 +88,7 @@ class NoisyKernelLearner(NoisyInputLearner):
     incrementally, ``n~ <- n~ + 2 alpha_t <w_t, Psi~_t> + alpha_t^2
     ||Psi~_t||^2``, the projection is a global scale factor, and the support
     is grouped by degree (``Prod`` of different degrees is 0): a round costs
-    ``O(t d)`` and a run ``O(T^2 d)`` (math-notes item 4).
+    ``O(t d)`` and a run ``O(T^2 d)`` (docs/math.md, item 4).
 
     Parameters
     ----------
@@ -123,7 +123,7 @@ class NoisyKernelLearner(NoisyInputLearner):
         queries exactly as printed (the theorems' counts).
     exact_polynomial : bool
         Polynomial ``l'`` (squared loss): the deterministic-degree estimator
-        (math-notes item 10).
+        (docs/math.md, item 10).
     seed : None, int or Generator
 
     Attributes

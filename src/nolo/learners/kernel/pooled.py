@@ -43,7 +43,7 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
     oracle), draws the two degrees of Algorithm 1 -- ``N`` of the stored
     ``Psi~(x_t)`` (Subroutine 2) and ``N'`` of the fresh estimate inside
     ``Grad_Length_Estimate`` (Subroutine 1; squared loss: one estimate,
-    math-notes item 10) -- splits the shuffled pool into two disjoint parts
+    docs/math.md, item 10) -- splits the shuffled pool into two disjoint parts
     (``N`` readings plus half the spare ones for the stored estimate, the rest
     for the fresh one; all of them to the stored estimate when ``w`` has no
     support of degree ``N'``), and replaces each product of copies by its
@@ -259,7 +259,7 @@ class PooledNoisyKernelLearner(NoisyKernelLearner):
 
     def _update(self, ests: list, v: float, y: float, t: int) -> None:
         """``w <- w + alpha_t Psi~_t`` with ``alpha_t = -eta_t l'(v - y)``, then the projection (erratum E2)."""
-        # gradient length l'(<w, Psi~'> - y) for a derivative of degree <= 1 (math-notes item 10)
+        # gradient length l'(<w, Psi~'> - y) for a derivative of degree <= 1 (docs/math.md, item 10)
         z = v - y
         series = self._loss.series
         g = 0.0

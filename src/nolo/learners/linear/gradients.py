@@ -6,10 +6,10 @@ From noisy views ``x~ = x + n^x``, ``y~ = y + n^y`` (zero-mean, independent):
 * Setting 1, two copies (Lemma 1): ``2(<w, x~> - y~) x~'`` with ``x~'`` an
   independent second copy; unbiased for any zero-mean noise.  Its second
   moment is at most ``G1 = 8 (B_w^2 B_x^2 + B_y^2) B_x^2`` -- the paper's
-  ``4(...)`` drops a cross term (math-notes item 7, erratum E10).
+  ``4(...)`` drops a cross term (docs/math.md, item 7, erratum E10).
 * Setting 2, one copy and a known covariance ``Sigma`` (Lemma 2):
   ``2(<w, x~> - y~) x~ - 2 Sigma w``; the paper prints ``- Sigma w``, which
-  leaves a bias ``+Sigma w`` (math-notes item 6, erratum E9).  Second moment
+  leaves a bias ``+Sigma w`` (docs/math.md, item 6, erratum E9).  Second moment
   at most ``G2 = 16 B_w^2 B_x^4 + 16 B_y^2 B_x^2 + 8 B_Sigma^2 B_w^2``.
 * The naive one-copy gradient ``2(<w, x~> - y~) x~`` has bias ``2 Sigma w``
   (the attenuation bias of errors-in-variables regression).

@@ -23,7 +23,7 @@ class KnownCovarianceLinearRegression(NoisyLinearOGD):
     """Algorithm 1 (right) of CSS11, "known covariance": one copy of x and y per round.
 
     Steps along ``grad~ = 2(<w_t, x~> - y~) x~ - 2 Sigma_t w_t`` (Lemma 2 with
-    the correction of math-notes item 6 / erratum E9: the paper prints
+    the correction of docs/math.md, item 6 / erratum E9: the paper prints
     ``- Sigma_t w_t``, which is biased by ``+Sigma_t w_t``), then projects on
     ``||w|| <= B_w``.  The noise need not be Gaussian; only its covariance is
     used.  With ``step=None`` the step is ``B_w / sqrt(G T)`` with the

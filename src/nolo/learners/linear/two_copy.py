@@ -16,7 +16,7 @@ class TwoCopyLinearRegression(NoisyLinearOGD):
     ``grad~ = 2(<w_t, x~> - y~) x~'`` (Lemma 1), unbiased for the clean
     gradient under any zero-mean noise, then projects on ``||w|| <= B_w``.
     With ``step=None`` the step is Theorem 1's ``eta = B_w / sqrt(G T)`` with
-    the corrected ``G = 8 (B_w^2 B_x^2 + B_y^2) B_x^2`` (math-notes item 7,
+    the corrected ``G = 8 (B_w^2 B_x^2 + B_y^2) B_x^2`` (docs/math.md, item 7,
     erratum E10: the printed ``4(...)`` is not a bound), and the expected
     regret on the clean data is at most ``B_w sqrt(G T)`` (:meth:`regret_bound`).
 

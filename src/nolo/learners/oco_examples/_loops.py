@@ -16,7 +16,7 @@ its pieces composed inline.
 
 Loss codes: 0 hinge ``max(0, 1 - y m)``, 1 logistic ``log(1 + e^{-y m})``,
 2 squared ``(m - y)^2``, 3 smoothed hinge with sharpness ``s`` (CSS10 Example
-4, math-notes item 10), 4 absolute ``|m - y|``.  The set is coded as for the
+4, docs/math.md, item 10), 4 absolute ``|m - y|``.  The set is coded as for the
 shared step (``ConstraintSet.compiled_spec(d)``).  ``acc`` holds running sums
 updated round by round (so one call on ``n`` rows and ``n`` calls on one row
 give bitwise the same state): ``acc[0] += played_t``, ``acc[1] += ||g_t||^2``,
