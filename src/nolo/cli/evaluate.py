@@ -53,10 +53,15 @@ def _rates_from_json(path: str, level_hint: float = 0.9):
 @click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True)
 @click.option("--chunk-rows", type=click.IntRange(min=1), default=65_536, show_default=True,
               help="Rows read at a time (memory is bounded by one chunk).")
+@click.option("--by-shard", is_flag=True,
+              help="LOG is a directory of Parquet shards: evaluate each shard apart (its own reward model) and merge.")
+@click.option("--scheduler", default=None,
+              help="With --by-shard: the dask.distributed scheduler address to run one task per shard on (the same "
+                   "estimate as without it).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of text.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def evaluate(log, policy, n_classes, rho0, rho1, rates_json, methods, reward_model, level, chunk_rows, as_json,
-             quiet):
+def evaluate(log, policy, n_classes, rho0, rho1, rates_json, methods, reward_model, level, chunk_rows, by_shard,
+             scheduler, as_json, quiet):
     """Estimate how often POLICY would err on the contexts of LOG, from the logged (played, propensity, bit) rows.
 
     LOG: a Parquet file, a directory of Parquet shards or a CSV, with columns played, propensity (the probability
@@ -64,7 +69,7 @@ def evaluate(log, policy, n_classes, rho0, rho1, rates_json, methods, reward_mod
     column except round and row is a feature.  With rates (--rho0/--rho1 or --rates) the estimates are
     flip-corrected; the uncorrected ones (what VW and OBP report) are printed beside them.
     """
-    from nolo.offpolicy.file_eval import evaluate_log
+    from nolo.offpolicy.file_eval import evaluate_log, evaluate_shards
 
     se = None
     try:
@@ -73,8 +78,14 @@ def evaluate(log, policy, n_classes, rho0, rho1, rates_json, methods, reward_mod
                 raise ParameterError("give --rates or --rho0/--rho1, not both")
             rho0, rho1, se = _rates_from_json(rates_json)
         wanted = tuple(m.strip() for m in methods.split(",") if m.strip())
-        res = evaluate_log(log, policy, n_classes=n_classes, rho0=rho0, rho1=rho1, rate_se=se, methods=wanted,
-                           reward_model=reward_model, level=level, chunk_rows=chunk_rows, progress=not quiet)
+        options = dict(n_classes=n_classes, rho0=rho0, rho1=rho1, rate_se=se, methods=wanted,
+                       reward_model=reward_model, level=level, chunk_rows=chunk_rows)
+        if scheduler is not None and not by_shard:
+            raise ParameterError("--scheduler runs shards as tasks: give --by-shard with it")
+        if by_shard:
+            res = evaluate_shards(log, policy, scheduler=scheduler, **options)
+        else:
+            res = evaluate_log(log, policy, progress=not quiet, **options)
     except (ParameterError, PersistenceError) as exc:
         raise click.UsageError(str(exc)) from None
     except NumericalError as exc:
