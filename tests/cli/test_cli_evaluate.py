@@ -95,11 +95,11 @@ def test_without_rates_it_says_the_estimates_are_uncorrected(logged):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda df: df.drop(columns=["propensity"]), "lacks column(s) propensity"),
-    (lambda df: df.assign(propensity=df.propensity.where(df.index != 123, 1.5)), "row 123 column propensity"),
-    (lambda df: df.assign(propensity=df.propensity.where(df.index != 124, np.nan)), "row 124 column propensity"),
-    (lambda df: df.assign(played=df.played.where(df.index != 77, 10)), "row 77 column played"),
-    (lambda df: df.assign(bit=df.bit.where(df.index != 5, 3)), "row 5 column bit"),
-    (lambda df: df.assign(x3=df.x3.where(df.index != 9, np.nan)), "row 9 column x3"),
+    (lambda df: df.assign(propensity=df.propensity.where(df.index != 123, 1.5)), "'propensity' must hold probabilities in (0, 1]; row 123 (line 125"),
+    (lambda df: df.assign(propensity=df.propensity.where(df.index != 124, np.nan)), "'propensity' must hold finite numbers; row 124 (line 126 of the file) holds an empty cell"),
+    (lambda df: df.assign(played=df.played.where(df.index != 77, 10)), "'played' must hold integer labels in [0, 9] (labels are not rounded); row 77 (line 79 of the file) holds 10"),
+    (lambda df: df.assign(bit=df.bit.where(df.index != 5, 3)), "'bit' must hold bits 0 or 1; row 5 (line 7 of the file) holds 3"),
+    (lambda df: df.assign(x3=df.x3.where(df.index != 9, np.nan)), "'x3' must hold finite numbers; row 9 "),
     (lambda df: df.drop(columns=["x3"]), "expects 64 features"),
 ])
 def test_bad_rows_are_named_in_one_line(logged, tmp_path, edit, message):

@@ -64,7 +64,7 @@ def test_rates_are_required_and_errors_are_one_line(tmp_path):
     res = _invoke(log_a, "--out", tmp_path / "m.npz", "--rho0", 0.1, "--rho1", 0.2, "--quiet")
     assert res.exit_code == 2 and "--n-classes" in res.output
     res = _invoke(log_a, "--out", tmp_path / "m.npz", "--n-classes", 3, "--rho0", 0.1, "--rho1", 0.2, "--quiet")
-    assert res.exit_code == 2 and "column played" in res.output  # labels up to 9 with K = 3
+    assert res.exit_code == 2 and "'played' must hold integer labels" in res.output  # labels up to 9 with K = 3
     res = _invoke(log_a, "--out", tmp_path / "m.npz", "--learner", "banditron", "--n-classes", 10, "--quiet")
     assert res.exit_code == 2  # not a learner that learns soundly from another policy's log
 

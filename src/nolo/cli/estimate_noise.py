@@ -72,21 +72,6 @@ def _check_features(X: np.ndarray, where: str) -> np.ndarray:
     return X
 
 
-def _numeric_column(series, path: Path, name: str) -> np.ndarray:
-    """A CSV column as float64; text or an empty cell is reported with the column and the row."""
-    import pandas as pd
-
-    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        i = _first_bad(bad)
-        raw = series.iloc[i]
-        what = "an empty cell" if raw is None or (isinstance(raw, float) and np.isnan(raw)) else f"{raw!r}"
-        raise ParameterError(f"{path}: column {name!r} must hold finite numbers; row {i + 1} (line {i + 2} of the "
-                             f"file) holds {what}")
-    return values
-
-
 def _check_propensity(p: np.ndarray, where: str) -> np.ndarray:
     p = np.asarray(p)
     if p.ndim != 1 or p.dtype == bool or not (np.issubdtype(p.dtype, np.integer) or np.issubdtype(p.dtype, np.floating)):
@@ -100,16 +85,19 @@ def _check_propensity(p: np.ndarray, where: str) -> np.ndarray:
     return p
 
 
-def read_log(path: str | Path, played_column: str = "played", feedback_column: str = "feedback", *,
-             with_propensity: bool = False, propensity_column: str = "propensity"):
+def read_log(path: str | Path, *, with_propensity: bool = False, propensity_column: str = "propensity"):
     """Read a log of rounds: returns (X float64 (n, d), played int64 (n,), feedback int64 (n,)), and with
     ``with_propensity=True`` a fourth item, the logger's propensities float64 (n,) or None when the log has none.
 
     * ``.npz``: arrays ``X`` (n, d), ``played`` (n,), ``feedback`` (n,), optionally ``propensity`` (n,);
-    * ``.csv`` (with a header row): every column other than ``played``/``feedback``/``propensity`` is a feature.
+    * ``.csv`` (with a header row), ``.parquet``, or a directory of Parquet shards: read by
+      :func:`nolo.offpolicy.logs.iter_log` (the reader of ``nolo evaluate`` and ``nolo learn``), the bit in column
+      ``feedback`` or ``bit``; every column other than those, ``played``, ``propensity``, ``round`` and ``row`` is a
+      feature.
 
     Played labels must be integers >= 0 (0.5 is rejected, not truncated); feedback 0/1; features finite
-    numbers.  A bad value is reported with its column and row (``ParameterError``).
+    numbers.  A bad value is reported with its column and row (``ParameterError``; rows 0-based in CSV/Parquet
+    logs).
     """
     path = Path(path)
     if not path.exists():
@@ -140,30 +128,19 @@ def read_log(path: str | Path, played_column: str = "played", feedback_column: s
                 raise ParameterError(f"{path}: propensity must have one row per round; got {prop.shape[0]} for "
                                      f"{X.shape[0]} rounds")
         return (X, played, feedback, prop) if with_propensity else (X, played, feedback)
-    if path.suffix == ".csv":
-        import pandas as pd
+    if path.is_dir() or path.suffix in (".csv", ".parquet", ".pq"):
+        # the reader `nolo evaluate` and `nolo learn` use: chunked, every row checked, bad rows named by row and column
+        from nolo.offpolicy.logs import iter_log
 
-        try:
-            df = pd.read_csv(path)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise ParameterError(f"{path} is not a readable CSV file: {exc}") from None
-        for col in (played_column, feedback_column):
-            if col not in df.columns:
-                raise ParameterError(f"{path} has no column {col!r}; columns are {list(df.columns)}")
-        feats = [c for c in df.columns if c not in (played_column, feedback_column, propensity_column)]
-        if not feats:
+        chunks = list(iter_log(path, require_propensity=False))
+        if not chunks[0].columns:
             raise ParameterError(f"{path} has no feature columns")
-        X = np.column_stack([_numeric_column(df[c], path, c) for c in feats])
-        where = f"{path}, column {played_column!r}"
-        played = _check_played(_numeric_column(df[played_column], path, played_column), where)
-        feedback = _check_feedback(_numeric_column(df[feedback_column], path, feedback_column),
-                                   f"{path}, column {feedback_column!r}")
-        prop = None
-        if propensity_column in df.columns:
-            prop = _check_propensity(_numeric_column(df[propensity_column], path, propensity_column),
-                                     f"{path}, column {propensity_column!r}")
+        X = np.concatenate([c.X for c in chunks])
+        played = np.concatenate([c.played for c in chunks])
+        feedback = np.concatenate([c.bit for c in chunks])
+        prop = None if chunks[0].propensity is None else np.concatenate([c.propensity for c in chunks])
         return (X, played, feedback, prop) if with_propensity else (X, played, feedback)
-    raise ParameterError(f"LOG must be a .csv or .npz file, got {path.name}")
+    raise ParameterError(f"LOG must be a .csv, .parquet or .npz file or a directory of Parquet shards, got {path.name}")
 
 
 def _hidden_sizes(ctx, param, value) -> tuple[int, ...]:

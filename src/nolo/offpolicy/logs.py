@@ -74,7 +74,7 @@ class LogChunk:
 
     row0: int
     played: np.ndarray
-    propensity: np.ndarray
+    propensity: np.ndarray | None  # None only from iter_log(require_propensity=False) on a log without the column
     bit: np.ndarray
     X: np.ndarray
     columns: tuple
@@ -126,20 +126,34 @@ def _bit_column(columns) -> str:
     raise ParameterError(f"the log has no column bit (or feedback); columns are {list(columns)}")
 
 
-def _check_chunk(df: pd.DataFrame, row0: int, name: str, n_classes, features) -> LogChunk:
-    missing = [c for c in ("played", "propensity") if c not in df.columns]
+def _check_chunk(df: pd.DataFrame, row0: int, name: str, n_classes, features,
+                 require_propensity: bool = True) -> LogChunk:
+    has_p = "propensity" in df.columns
+    missing = [c for c in ("played", "propensity") if c not in df.columns and (c == "played" or require_propensity)]
     if missing:
         raise ParameterError(f"log {name} lacks column(s) {', '.join(missing)} (a log needs played, propensity and "
                              f"bit); columns are {list(df.columns)}")
     bit_col = _bit_column(df.columns)
+
+    csv = name.endswith(".csv")
+
+    def where(i: int) -> str:  # 0-based row over the whole log; in a CSV also its line (the header is line 1)
+        return f"row {row0 + i}" + (f" (line {row0 + i + 2} of the file)" if csv else "")
+
+    def shown(raw) -> str:  # the value as the user wrote it, not numpy's repr
+        if raw is None or (isinstance(raw, float) and np.isnan(raw)) or (isinstance(raw, str) and not raw.strip()):
+            return "an empty cell"
+        if isinstance(raw, (np.integer, np.floating)):
+            raw = raw.item()
+        return repr(raw)
 
     def numeric(col):
         v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64)
         bad = ~np.isfinite(v)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ParameterError(f"log {name}: row {row0 + i} column {col} = {df[col].iloc[i]!r} is not a finite "
-                                 "number")
+            raise ParameterError(f"log {name}: column {col!r} must hold finite numbers; {where(i)} holds "
+                                 f"{shown(df[col].iloc[i])}")
         return v
 
     played = numeric("played")
@@ -148,18 +162,21 @@ def _check_chunk(df: pd.DataFrame, row0: int, name: str, n_classes, features) ->
         bad |= played >= n_classes
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        hi = f"[0, {n_classes - 1}]" if n_classes is not None else ">= 0"
-        raise ParameterError(f"log {name}: row {row0 + i} column played = {played[i]!r} is not an integer label in {hi}")
-    p = numeric("propensity")
-    bad = ~((p > 0) & (p <= 1))
+        hi = f"in [0, {n_classes - 1}]" if n_classes is not None else ">= 0"
+        raise ParameterError(f"log {name}: column 'played' must hold integer labels {hi} (labels are not rounded); "
+                             f"{where(i)} holds {shown(df['played'].iloc[i])}")
+    p = numeric("propensity") if has_p else None
+    bad = ~((p > 0) & (p <= 1)) if has_p else np.zeros(0, dtype=bool)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ParameterError(f"log {name}: row {row0 + i} column propensity = {p[i]!r} is outside (0, 1]")
+        raise ParameterError(f"log {name}: column 'propensity' must hold probabilities in (0, 1]; {where(i)} holds "
+                             f"{shown(df['propensity'].iloc[i])}")
     b = numeric(bit_col)
     bad = ~np.isin(b, (0, 1))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ParameterError(f"log {name}: row {row0 + i} column {bit_col} = {b[i]!r} is not 0 or 1")
+        raise ParameterError(f"log {name}: column {bit_col!r} must hold bits 0 or 1; {where(i)} holds "
+                             f"{shown(df[bit_col].iloc[i])}")
     if features is None:
         features = tuple(c for c in df.columns if c not in NON_FEATURES)
     else:
@@ -170,13 +187,15 @@ def _check_chunk(df: pd.DataFrame, row0: int, name: str, n_classes, features) ->
     return LogChunk(row0, played.astype(np.int64), p, b.astype(np.int64), X, tuple(features), df)
 
 
-def iter_log(path, n_classes: int | None = None, chunk_rows: int = CHUNK_ROWS, features=None):
+def iter_log(path, n_classes: int | None = None, chunk_rows: int = CHUNK_ROWS, features=None,
+             require_propensity: bool = True):
     """Read a log piece by piece: :class:`LogChunk` s of at most ``chunk_rows`` rows, every row checked (``played`` an
     integer label, in [0, n_classes) when given; ``propensity`` in (0, 1]; ``bit`` -- or ``feedback`` -- 0 or 1;
     features finite), a bad one named by its row (0-based, counted over the whole log) and column in a one-line
     :class:`~nolo.exceptions.ParameterError`.  ``path``: a Parquet file, a directory of Parquet shards (read in the
     order pyarrow lists them) or a CSV with a header.  Features: every column but ``NON_FEATURES`` unless
-    ``features`` names them; every chunk must carry the first chunk's."""
+    ``features`` names them; every chunk must carry the first chunk's.  ``require_propensity=False`` (logs read for
+    the rates alone): a log without the column gives chunks whose ``propensity`` is None."""
     path = Path(path)
     if not path.exists():
         raise ParameterError(f"log file {path} does not exist")
@@ -185,7 +204,7 @@ def iter_log(path, n_classes: int | None = None, chunk_rows: int = CHUNK_ROWS, f
         raise ParameterError(f"chunk_rows must be a positive integer, got {chunk_rows}")
     row0 = 0
     for df in _frames(path, chunk_rows):
-        chunk = _check_chunk(df, row0, path.name, n_classes, features)
+        chunk = _check_chunk(df, row0, path.name, n_classes, features, require_propensity)
         features = chunk.columns
         row0 += len(df)
         yield chunk
