@@ -1,4 +1,5 @@
-"""``nolo data list`` and ``nolo data check``: which dataset files are present, and are they intact."""
+"""``nolo data list``, ``nolo data check`` and ``nolo data fetch``: which dataset files are present, are they intact,
+and downloading them."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def _selected(names: tuple[str, ...]) -> list[str]:
 
 @click.group()
 def data() -> None:
-    """Datasets: list the expected files and check their SHA-256."""
+    """Datasets: list the expected files, check their SHA-256, download them."""
 
 
 @data.command("list")
@@ -98,3 +99,36 @@ def check(data_dir, names) -> None:
     if mismatches:
         click.echo(f"\n{mismatches} file(s) do not match their SHA-256", err=True)
         raise SystemExit(1)
+
+
+@data.command("fetch")
+@_DATA_DIR
+@click.option("--base-url", default=None, help="Download from this address instead of the data set's source (a "
+              "mirror holding the same file names).")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.argument("names", nargs=-1, required=True)
+def fetch_(data_dir, base_url, quiet, names) -> None:
+    """Download the files of NAMES (mnist, fashion-mnist) into the data directory, checking the SHA-256 nolo knows.
+
+    USPS has no public download (Kaggle needs an account): the command says where to put the file.  The sources
+    are listed in the nolo.datasets.fetch module's documentation.
+    """
+    from nolo.datasets.errors import DatasetNotFoundError
+    from nolo.datasets.fetch import fetch
+    from nolo.exceptions import ParameterError
+
+    if base_url is not None and len(names) > 1:
+        raise click.UsageError("--base-url serves one data set: give one NAME with it")
+    where = resolve_data_dir(data_dir)
+    click.echo(f"data directory: {where.describe()}")
+    for name in names:
+        try:
+            files = fetch(name, data_dir, base_url=base_url, progress=not quiet)
+        except ParameterError as exc:
+            raise click.UsageError(str(exc)) from None
+        except DatasetNotFoundError as exc:
+            raise click.ClickException(str(exc)) from None
+        for f in files:
+            state = "downloaded" if f["downloaded"] else "already present"
+            check = "checksum ok" if f["verified"] else f"no pinned checksum; sha256 {f['sha256']}"
+            click.echo(f"{f['file']}: {state}, {check}")
