@@ -134,9 +134,11 @@ def expected_failed_checks(estimator) -> dict[str, str]:
     ``parametrize_with_checks(..., expected_failed_checks=expected_failed_checks)`` (scikit-learn >= 1.6, where
     the ``_xfail_checks`` tag was removed).  Every other check passes."""
     out = {"check_do_not_raise_errors_in_init_or_set_params": _VALIDATING_SET_PARAMS}
-    if getattr(estimator, "min_copies", 1) >= 2:
+    if getattr(estimator, "min_copies", 1) >= 2 or getattr(estimator, "pooled_copies", False):
         why = (f"fits on a 2-D X, i.e. one reading per item; {type(estimator).__name__} needs >= 2 readings per item "
-               "(two independent views of each item)")
+               "(two independent views of each item)" if getattr(estimator, "min_copies", 1) >= 2 else
+               f"fits on a 2-D X, i.e. one reading per item; {type(estimator).__name__} estimates the noise from the "
+               "items with >= 2 readings")
         out.update({name: why for name in ONE_READING_CHECKS})
         if not hasattr(estimator, "partial_fit"):  # the check passes trivially without partial_fit
             out.pop("check_estimators_partial_fit_n_features")

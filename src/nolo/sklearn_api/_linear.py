@@ -30,6 +30,9 @@ __all__ = ["LinearReadingsRegressor"]
 class LinearReadingsRegressor(RegressorMixin, Configurable):
     #: readings an item must have
     min_copies = 1
+    #: True when the noise is pooled over the items with 2+ readings: single-reading items still count (unbalanced
+    #: designs), and only a table where no item has two is refused
+    pooled_copies = False
 
     def _validate_params(self) -> None:
         check_pass_params(self)
@@ -67,11 +70,23 @@ class LinearReadingsRegressor(RegressorMixin, Configurable):
     # -- fit -------------------------------------------------------------------------------------------------
     def _readings(self, X, groups) -> Readings:
         R = to_readings(X, groups)
-        short = int(np.min(R.counts))
+        short, most = int(np.min(R.counts)), int(np.max(R.counts))
+        needs_replicates = self.min_copies >= 2 or self.pooled_copies
+        if needs_replicates and most < 2 and groups is None and np.ndim(X) == 2:
+            raise ParameterError(
+                f"X is a 2-D array without groups, so each row is read as an item with one reading, and "
+                f"{type(self).__name__} estimates the noise from repeated readings: pass groups= (the item id of each "
+                "row) for a long table, a 3-D array (n, m, d), or a list of (m_i, d) arrays")
+        if self.pooled_copies and most < 2:
+            raise ParameterError(
+                f"{type(self).__name__} estimates the noise from the items with 2 or more readings; every item of X "
+                "has one (give repeated readings, or the noise covariance)")
         if short < self.min_copies:
             raise ParameterError(
                 f"X must hold at least {self.min_copies} readings per item for {type(self).__name__} (an item has "
                 f"{short}); give repeated readings (n, m, d), a list of (m_i, d) arrays or a long table with groups"
+                + ("; for a design where some items have one reading, CorrectedLeastSquaresRegressor pools the noise "
+                   "over the replicated items" if self.min_copies >= 2 else "")
             )
         return R
 

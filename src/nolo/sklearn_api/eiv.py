@@ -213,9 +213,13 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
         self.fuller_alpha = fuller_alpha
         self.cv_folds = cv_folds
 
+    #: the pooled within-item covariance of the items with 2+ readings estimates the noise; items with one reading
+    #: add to the moments (their mean's noise, Sigma / 1, is in the correction Sigma mean_i(1/m_i))
+    min_copies = 1
+
     @property
-    def min_copies(self) -> int:
-        return 2 if isinstance(self.noise_cov, str) else 1
+    def pooled_copies(self) -> bool:
+        return isinstance(self.noise_cov, str)
 
     def _validate_params(self) -> None:
         super()._validate_params()
