@@ -10,7 +10,7 @@ integer names VW's default cbify does not learn at all.
 
 Two modes, both epsilon-greedy with VW's default contextual-bandit learner:
 
-* ``"cbify"`` -- ``--cbify K --epsilon eps``, the issue's command: VW draws the action and
+* ``"cbify"`` -- ``--cbify K --epsilon eps``, VW's own classification-to-bandit reduction: VW draws the action and
   computes the cost 1[action != y] from the label itself.  cbify has no way to take an external
   cost, so it can only run noise-free.
 * ``"cb_explore"`` -- ``--cb_explore K --epsilon eps``, the exploration layer cbify wraps: VW returns
