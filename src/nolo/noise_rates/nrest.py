@@ -174,8 +174,8 @@ class NREst(Configurable):
     engine : how the default MLP is trained: "numpy" (default; our loop, the same arithmetic as
         scikit-learn's, about 3x faster on RCINE's 2,000-row refits) or "sklearn" (MLPClassifier.partial_fit)
     dtype : "float32" (default; about 2x faster) or "float64", the network's arithmetic
-    n_threads : BLAS threads during the fit, default 1 (on a shared 2-core machine a single thread
-        was 2.5x faster than two); None leaves the BLAS default
+    n_threads : BLAS threads during the fit, default 1 (on a shared 2-core machine one thread measures
+        2.5x faster than two); None leaves the BLAS default
     random_state : int or None, seed of the MLP
 
     After :meth:`fit`: ``rho0_``, ``rho1_``, ``q_`` (fitted P(f=1|u) on the rows), ``fit_seconds_``,

@@ -60,8 +60,8 @@ def stream_draws(n_examples: int, n_rounds: int, seed) -> tuple[np.ndarray, np.n
     """(example index, flip uniform) per round, as ClassificationBandit(order="replace", seed=seed) draws them.
 
     A vectorised replay of the environment's draws for the external learner (tested equal to the
-    environment's log in ``tests/experiments/am/test_am_vw_reference.py``): driving VW through the environment's
-    per-round ``next()``/``feedback()`` instead made these runs 2.5-3.5x slower."""
+    environment's log in ``tests/experiments/am/test_am_vw_reference.py``), because driving VW through the
+    environment's per-round ``next()``/``feedback()`` makes these runs 2.5-3.5x slower."""
     u = np.random.default_rng(seed).random((int(n_rounds), 2))
     idx = np.minimum((u[:, 0] * n_examples).astype(np.int64), n_examples - 1)
     return idx, u[:, 1]
