@@ -8,16 +8,20 @@ each up, and then calls each revision's compiled stream loop in turn, repeat aft
 data and seeds -- the variants share the machine's state -- and prints the best and median rounds/s per
 revision, each one's ratio to the first, and the median of the per-repeat ratios (pairs run back to back).
 
-Two layouts are understood: the ``_kernels.stream_csr`` loop with an integer algorithm code (up to
-5a5dcd4) and the bandit core's ``_stream.run_rounds`` with the algorithm's state record (after it).
+Two layouts of the package are understood: the bandit core's ``_stream.run_rounds`` with the algorithm's
+state record, and, for revisions from before the bandit core, the ``_kernels.stream_csr`` loop with an
+integer algorithm code.
 
-Usage::
+Usage (``HEAD``: the last commit; ``.``: the working tree; any git revision works)::
 
-    python benchmarks/bench_am_kernel_ab.py 5a5dcd4 .                    # digits, Banditron, 10^7 rounds
-    python benchmarks/bench_am_kernel_ab.py 5a5dcd4 . --data mnist --rounds 1000000 --algo soba
+    python benchmarks/bench_am_kernel_ab.py HEAD .                       # digits, Banditron, 10^7 rounds
+    python benchmarks/bench_am_kernel_ab.py HEAD . --data mnist --rounds 1000000 --algo soba
+
+``--data`` other than digits and synsep reads the files from ``$NOLO_DATA_DIR`` (else ``~/.cache/nolo/data``)
+and stops with an error naming the missing files when they are absent.
 
 Same seeds for every revision: the mistake counts printed first agree unless a revision changes the
-arithmetic (they must agree: the redesign is bit-identical).
+arithmetic (a change meant to be bit-identical must leave them equal).
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ def stream_call(pkg, algo: str, X, y, T: int):
     out_p, out_g = np.zeros(1, np.int64), np.zeros(1, np.int64)
     nolog = np.zeros(0, np.int64)
     perm, pos = np.arange(X.shape[0]), np.zeros(1, np.int64)
-    if hasattr(pkg, "_kernels"):  # 5a5dcd4 and before: integer algorithm codes
+    if hasattr(pkg, "_kernels"):  # revisions from before the bandit core: integer algorithm codes
         kern = pkg._kernels
         code = {"banditron": kern.EXP_H, "soba": kern.SOBA}[algo]
 

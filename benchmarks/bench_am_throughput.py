@@ -3,9 +3,10 @@
 Measured in one run (so the ratios share the machine's load):
 
 * rounds/s of Banditron and RCNBF, compiled (``nolo.learners.bandit.run_stream``) vs a plain
-  NumPy per-round loop, on MNIST (d=784, K=10; the real test set when ../shared/datasets has it,
-  else random data of that shape), SynSep (d=400, K=9: dense float64, dense float32, CSR),
-  USPS-like (d=256, K=10) and digits (d=64, K=10), the last two also in float32;
+  NumPy per-round loop, on MNIST (d=784, K=10; the real test set when the data directory has it,
+  else random data of that shape, said on stderr), SynSep (d=400, K=9: dense float64, dense float32,
+  CSR), USPS (d=256, K=10; likewise random data of its shape when absent) and digits (d=64, K=10),
+  the last two also in float32;
 * SOBA's time per round relative to Banditron's (target: within 3x);
 * RCINE with NREst refits every 50,000 rounds vs RCNBF over a 10^6-round MNIST run (target:
   >= 30 % of RCNBF's throughput), and the share of RCINE's time spent in NREst;
@@ -13,7 +14,8 @@ Measured in one run (so the ratios share the machine's load):
   when absent), learning pass timed alone, features named ``f<j>`` (with bare integer names its
   default cbify does not learn), with its progressive error beside ours.
 
-Usage: ``python benchmarks/bench_am_throughput.py [--rounds 1000000] [--repeats 3] [--quick]``.  Each
+Usage: ``python benchmarks/bench_am_throughput.py [--rounds 1000000] [--repeats 3] [--quick] [--data-dir DIR]``.
+The data directory is ``--data-dir``, else ``$NOLO_DATA_DIR``, else ``~/.cache/nolo/data``.  Each
 compiled figure is the best of ``--repeats`` identical runs (the machine is shared).  Prints a
 markdown table; the figures measured here are recorded in docs/benchmarks-am.md.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 import warnings
@@ -76,15 +79,23 @@ def compiled(cls, X, y, T, seed=0, representation="auto", **kw):
     return best, float(r.error_rate[-1]), r
 
 
-def datasets(quick: bool):
+def _absent(name: str, data_dir) -> None:
+    from nolo.datasets import resolve_data_dir
+
+    print(f"{name} not found in {resolve_data_dir(data_dir).describe()}: random data of its shape instead",
+          file=sys.stderr)
+
+
+def datasets(quick: bool, data_dir=None):
     from nolo.datasets import load_dataset
 
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            out["MNIST d=784"] = load_dataset("mnist")
+            out["MNIST d=784"] = load_dataset("mnist", data_dir=data_dir)
         except FileNotFoundError:
+            _absent("MNIST", data_dir)
             rng = np.random.default_rng(0)
             X = rng.random((10_000, 784))
             out["MNIST-like d=784 (random)"] = (X / np.linalg.norm(X, axis=1, keepdims=True), rng.integers(10, size=10_000))
@@ -93,8 +104,9 @@ def datasets(quick: bool):
         out["SynSep d=400 f32"] = (Xs.astype(np.float32), ys)
         out["SynSep d=400 CSR"] = (sp.csr_matrix(Xs), ys)
         try:
-            out["USPS d=256"] = load_dataset("usps")
+            out["USPS d=256"] = load_dataset("usps", data_dir=data_dir)
         except FileNotFoundError:
+            _absent("USPS", data_dir)
             rng = np.random.default_rng(1)
             out["USPS-like d=256 (random)"] = (rng.random((9_298, 256)), rng.integers(10, size=9_298))
         name = next(k for k in out if k.startswith("USPS"))
@@ -135,6 +147,8 @@ def main(argv=None):
     ap.add_argument("--numpy-rounds", type=int, default=20_000, help="rounds of the NumPy per-round loop")
     ap.add_argument("--quick", action="store_true", help="10^5 compiled rounds, 5,000 NumPy rounds, RCINE over 2x10^5")
     ap.add_argument("--repeats", type=int, default=REPEATS, help="compiled runs per figure; the best is reported")
+    ap.add_argument("--data-dir", default=None,
+                    help="where MNIST and USPS are read (default: $NOLO_DATA_DIR, else ~/.cache/nolo/data)")
     ap.add_argument("--compiled-only", action="store_true",
                     help="only the compiled Banditron/RCNBF table (no NumPy loop, SOBA, RCINE, VW): for before/after "
                          "runs of two source trees, e.g. PYTHONPATH=/tmp/before/src python ... --compiled-only")
@@ -147,7 +161,7 @@ def main(argv=None):
     print(f"| data | learner | compiled, dense loop | compiled, auto (CSR loop if <= {AUTO_CSR_DENSITY:.0%} non-zeros) "
           "| NumPy loop | auto / NumPy | final error |")
     print("|---|---|---|---|---|---|---|")
-    data = datasets(args.quick)
+    data = datasets(args.quick, args.data_dir)
     soba_ratio = {}
     for name, (X, y) in data.items():
         dtype = "float32" if "f32" in name else "float64"

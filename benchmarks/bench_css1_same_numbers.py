@@ -1,8 +1,9 @@
-"""Same numbers check for the core learners (issue 10, H2): hash every core learner's outputs on fixed data.
+"""Same-numbers check for the core learners: hash every core learner's outputs on fixed data.
 
-Run it against two trees and diff the output, e.g.::
+A change that must not alter results (a refactoring, a faster loop) leaves every hash equal.  Run it against
+two trees and diff the output, e.g. the last commit against the working tree::
 
-    git archive 5a5dcd4 src | tar -x -C /tmp/old
+    git archive HEAD src | tar -x -C /tmp/old
     PYTHONPATH=/tmp/old/src python benchmarks/bench_css1_same_numbers.py > old.txt
     PYTHONPATH=src python benchmarks/bench_css1_same_numbers.py > new.txt
     diff old.txt new.txt

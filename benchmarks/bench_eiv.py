@@ -1,5 +1,5 @@
 """Errors-in-variables regression: throughput of the online estimator beside batch and online peers, and the
-variance of the CSS11 gradient estimates against the number of copies used (issue 15 items 1-2).
+variance of the CSS11 gradient estimates against the number of copies used.
 
 Run:  python benchmarks/bench_eiv.py [--quick] [--throughput]   (--throughput: part 2 only)
 
@@ -83,8 +83,8 @@ def _timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-#: the reference row: the online estimator with its defaults (the cross-validated guard cv_folds=5 since issue 15's
-#: last session; the cv_folds=None rows are the full correction, the default before)
+#: the reference row: the online estimator with its defaults (the cross-validated guard cv_folds=5); the
+#: cv_folds=None rows are the full correction without the guard
 REF = "nolo BiasCompensatedRLS (repeated)"
 
 

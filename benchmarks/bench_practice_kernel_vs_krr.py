@@ -1,4 +1,4 @@
-"""Issue 15 item 5: CSS10 Algorithm 1 on every reading (PooledNoisyKernelLearner) vs the random-copy
+"""CSS10 Algorithm 1 on every reading (PooledNoisyKernelLearner) vs the random-copy
 Algorithm 1 (NoisyKernelLearner) vs scikit-learn's KernelRidge on the averaged readings; and the variance
 reduction of one pooled feature estimate.  The tables of docs/practice.md#kernel come from this script.
 

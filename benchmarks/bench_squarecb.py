@@ -6,8 +6,8 @@ ratios, not the absolute figures):
 * rounds/s of ``SquareCB(oracle="ridge")``, ``SquareCB(oracle="ogd")`` and ``SquareCB(oracle="fdson")`` (compiled
   stream loop, :func:`nolo.learners.bandit.run_stream`, the bandit core), Banditron (the same loop) and VW
   ``--cb_explore_adf --squarecb -q sa`` driven from Python (optional; a few thousand rounds), all on the
-  same stream (digits d = 64; MNIST d = 784 -- the real test set when ../shared/datasets has it, else
-  random data of that shape; SynSep d = 400);
+  same stream (digits d = 64; MNIST d = 784 -- the real test set when the data directory has it, else
+  random data of that shape, said on stderr; SynSep d = 400);
 * ``x Banditron``: SquareCB's rounds/s over Banditron's on the same stream in the same run (the ratio that
   survives a loaded machine); ``x VW``: over VW's;
 * the ridge oracle's memory traffic on MNIST: bytes moved per round (the played class's inverse P_a is
@@ -15,13 +15,15 @@ ratios, not the absolute figures):
   STREAM-like copy bandwidth (``np.copyto`` of a 256 MiB array: 2 x 256 MiB moved) measured in the
   same run.
 
-Usage: ``python benchmarks/bench_squarecb.py [--rounds 1000000] [--repeats 3] [--quick] [--no-vw]``.
+Usage: ``python benchmarks/bench_squarecb.py [--rounds 1000000] [--repeats 3] [--quick] [--no-vw] [--data-dir DIR]``.
+The data directory is ``--data-dir``, else ``$NOLO_DATA_DIR``, else ``~/.cache/nolo/data``.
 Each figure is the best of ``--repeats`` identical runs.  Prints a markdown table (docs/squarecb.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 
@@ -45,8 +47,8 @@ def copy_bandwidth(mib: int = 256, repeats: int = 5) -> float:
     return 2 * src.nbytes / best
 
 
-def load(name: str, quick: bool):
-    from nolo.datasets import load_dataset
+def load(name: str, quick: bool, data_dir=None):
+    from nolo.datasets import load_dataset, resolve_data_dir
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -54,9 +56,11 @@ def load(name: str, quick: bool):
             if name == "synsep":
                 X, y = load_dataset("synsep", normalize="unit", n_samples=20_000, seed=2008)
             else:
-                X, y = load_dataset(name, normalize="unit")
+                X, y = load_dataset(name, normalize="unit", data_dir=data_dir)
             return np.ascontiguousarray(X), y, name
-        except Exception:  # MNIST absent: random data of its shape
+        except FileNotFoundError:  # MNIST absent: random data of its shape
+            print(f"{name} not found in {resolve_data_dir(data_dir).describe()}: random data of its shape instead",
+                  file=sys.stderr)
             g = np.random.default_rng(0)
             X = g.random((10_000, 784)) * (g.random((10_000, 784)) < 0.19)
             return X / np.linalg.norm(X, axis=1, keepdims=True), g.integers(0, 10, 10_000), f"{name} (random stand-in)"
@@ -85,6 +89,8 @@ def main(argv=None) -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="10^5 rounds, 1 repeat")
     ap.add_argument("--no-vw", action="store_true")
+    ap.add_argument("--data-dir", default=None,
+                    help="where MNIST is read (default: $NOLO_DATA_DIR, else ~/.cache/nolo/data)")
     args = ap.parse_args(argv)
     T = 100_000 if args.quick else args.rounds
     reps = 1 if args.quick else args.repeats
@@ -96,7 +102,7 @@ def main(argv=None) -> None:
     bw = copy_bandwidth()
     rows = []
     for name in ("digits", "mnist", "synsep"):
-        X, y, label = load(name, args.quick)
+        X, y, label = load(name, args.quick, args.data_dir)
         K, d = int(y.max()) + 1, X.shape[1]
         # run_stream's representation="auto": rows with at most AUTO_CSR_DENSITY non-zeros are read as CSR
         label += " (CSR rows)" if np.count_nonzero(X) <= AUTO_CSR_DENSITY * X.size else " (dense rows)"

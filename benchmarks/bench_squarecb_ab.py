@@ -1,20 +1,22 @@
 """Interleaved A/B of SquareCB's whole-stream throughput between two revisions, in one process.
 
-Measures the port of SquareCB onto the bandit core: revision A (default ``h-squarecb``, SquareCB's own
-compiled loop, ``squarecb.run_stream``) against B (default ``.``, the working tree: the core's one loop,
-``nolo.learners.bandit.run_stream``).  Each revision's ``src/nolo/learners/bandit`` is loaded as a package of
-its own name (:func:`bench_am_kernel_ab.load_revision`); after one warm-up run each, the runs alternate
-revision by revision on the same data and seeds, so they share the machine's load.  Prints best and
-median rounds/s per revision and oracle, and the median of the paired ratios B/A.
+Revision A (default ``HEAD``, the last commit) against B (default ``.``, the working tree), each running
+SquareCB through its package's stream loop (``nolo.learners.bandit.run_stream``; for revisions from before
+SquareCB ran on the bandit core, SquareCB's own compiled loop ``squarecb.run_stream``).  Each revision's
+``src/nolo/learners/bandit`` is loaded as a package of its own name (:func:`bench_am_kernel_ab.load_revision`);
+after one warm-up run each, the runs alternate revision by revision on the same data and seeds, so they share
+the machine's load.  Prints best and median rounds/s per revision and oracle, and the median of the paired
+ratios B/A.
 
 Usage::
 
     python benchmarks/bench_squarecb_ab.py                         # digits, the three oracles, 10^5 / 10^6 rounds
-    python benchmarks/bench_squarecb_ab.py h-squarecb . --repeats 7
+    python benchmarks/bench_squarecb_ab.py HEAD~1 . --repeats 7
     python benchmarks/bench_squarecb_ab.py HEAD . --oracles ogd --data digits mnist   # the OGD step, d = 64 and 784
     python benchmarks/bench_squarecb_ab.py HEAD . --oracles fdson --data mnist        # the FD-SON step
 
-``--data mnist`` reads the MNIST test set (``nolo.datasets``, unit rows) as ``run_stream``'s
+``--data mnist`` reads the MNIST test set with ``nolo.datasets`` (from ``$NOLO_DATA_DIR``, else
+``~/.cache/nolo/data``; an error names the missing files), unit rows, as ``run_stream``'s
 ``representation="auto"`` does (CSR rows); each round count is per data set and oracle (``ROUNDS``).
 """
 
@@ -64,7 +66,8 @@ def stream_call(pkg, oracle: str, X, y, T: int):
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("revs", nargs="*", default=["h-squarecb", "."])
+    ap.add_argument("revs", nargs="*", default=["HEAD", "."],
+                    help="git revisions to compare (the first is the baseline); '.' is the working tree")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply the rounds (10^5 ridge and fdson, 10^6 ogd)")
     ap.add_argument("--oracles", nargs="+", default=list(ROUNDS), choices=list(ROUNDS))

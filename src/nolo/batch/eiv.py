@@ -43,10 +43,10 @@ the **one-standard-error rule** with the full correction as the preferred model 
 largest ``g`` whose held-out risk is within one (paired, fold-level) standard error of the least -- the full,
 consistent correction unless the folds clearly say it is ill-posed (a corrected Gram near-singular relative to
 its sampling noise: few items, heavy noise, many features), where it comes down towards least squares on the
-means.  On the issue-15 practice grid (5 seeds, with an intercept) it keeps ``g = 1`` in every ``d = 3`` cell and
+means.  On the practice experiment's grid (5 seeds, with an intercept) it keeps ``g = 1`` in every ``d = 3`` cell and
 every ``n = 2000`` cell but two (0.96 and 0.98 at ``d = 20, r = 2``), and picks 0.58-0.85 in the ill-posed
 ``n = 200, d = 20`` cells (``lambda <= 0.8``; docs/practice.md).
-The plain minimiser of the held-out risk (the previous rule) chose 0.7-0.9 even where the full correction was
+The plain minimiser of the held-out risk chooses 0.7-0.9 even where the full correction is
 better (0.927 against 0.954 R^2 at ``n = 200, d = 3, m = 2, r = 2``).  Items go to folds by position
 (``i mod K``): deterministic.
 """
@@ -261,7 +261,7 @@ def corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
     One Cholesky factor ``M = L L^T`` and one eigendecomposition ``L^{-1} S L^{-T} = V diag(k) V^T`` per fold
     give every grid point in ``O(p^2)``: ``(M - g S)^{-1} = L^{-T} V diag(1 / (1 - g k)) V^T L^{-1}``, positive
     definite iff ``g max(k) < 1``.  BLAS runs single-threaded here: on a loaded machine threaded BLAS on these
-    small matrices was 10x slower (a 201 x 201 Cholesky factor took 69 ms)."""
+    small matrices measures 10x slower (69 ms for a 201 x 201 Cholesky factor)."""
     with one_blas_thread():
         return _cv_fold_risks(G_k, C_k, b_k, counts, np.asarray(grid, dtype=float))
 

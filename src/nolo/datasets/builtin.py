@@ -18,7 +18,7 @@ def load_iris_arrays() -> tuple[np.ndarray, np.ndarray]:
 def load_digits_arrays() -> tuple[np.ndarray, np.ndarray]:
     """UCI optical digits 8x8: ``(X float64 (1797, 64) in 0..16, y int64 in 0..9)``, unnormalised.
 
-    ``baselines.md`` 6.5: AM's "MNIST" (d=64, UCI) is most likely this set.
+    docs/baselines.md, section 6.5: AM's "MNIST" (d=64, UCI) is most likely this set.
     """
     from sklearn.datasets import load_digits
 

@@ -8,13 +8,13 @@ q over the logged pairs (the paper replaces the argmax of its eq. (6) by a perce
 
 Two read-out rules (``rule``):
 
-* ``"pooled"`` (default; the authors' code, baselines.md section 6.4 (A)): with q_n the fitted
+* ``"pooled"`` (default; the authors' code, docs/baselines.md, section 6.4 (A)): with q_n the fitted
   P(f=1 | u_n) on the training rows, 1 - rho1_hat is the largest q_n strictly below the
   ``percentile``-th percentile of q (numpy "higher"), and rho0_hat is 1 minus the largest
   (1 - q_n) strictly below the percentile of (1 - q) -- a robust max and a robust min
   (implemented as order statistics, :func:`percentile_extremes`).
   The row normalisation of the 2x2 matrix is a no-op for a two-class ``predict_proba``.
-* ``"per_class"`` (the paper text, eq. (6) with the ambiguities resolved as baselines.md
+* ``"per_class"`` (the paper text, eq. (6) with the ambiguities resolved as docs/baselines.md,
   section 6.4 (B) suggests -- our choice): q_j(x_n) evaluated counterfactually for every
   label j; x*_j = the row at the robust percentile max of q_j; 1 - rho1_hat = mean_j q(x*_j, j)
   and rho0_hat = mean over k != l of q(x*_k, l).
@@ -174,8 +174,8 @@ class NREst(Configurable):
     engine : how the default MLP is trained: "numpy" (default; our loop, the same arithmetic as
         scikit-learn's, about 3x faster on RCINE's 2,000-row refits) or "sklearn" (MLPClassifier.partial_fit)
     dtype : "float32" (default; about 2x faster) or "float64", the network's arithmetic
-    n_threads : BLAS threads during the fit, default 1 (on a shared 2-core machine a single thread
-        was 2.5x faster than two); None leaves the BLAS default
+    n_threads : BLAS threads during the fit, default 1 (on a shared 2-core machine one thread measures
+        2.5x faster than two); None leaves the BLAS default
     random_state : int or None, seed of the MLP
 
     After :meth:`fit`: ``rho0_``, ``rho1_``, ``q_`` (fitted P(f=1|u) on the rows), ``fit_seconds_``,
@@ -413,7 +413,7 @@ class NREst(Configurable):
 
     def _fit_mlp_checkpointed(self, clf, U: np.ndarray, f: np.ndarray) -> None:
         """Epochs of ``partial_fit`` on 90 % of the rows; keep the weights of the epoch with the lowest
-        cross-entropy on the held-out 10 % (the authors' checkpointing, baselines.md 6.4 step 3)."""
+        cross-entropy on the held-out 10 % (the authors' checkpointing, docs/baselines.md, section 6.4 (A) step 3)."""
         tr, val = self._split(U.shape[0], f)
         best, best_w, best_epoch = np.inf, None, 0
         for epoch in range(int(self.max_iter)):

@@ -86,7 +86,8 @@ def test_soba_hand_worked():
 
 
 def _soba_reference(K, gamma, a, rounds):
-    """baselines.md 4.2 written plainly, keeping theta as state (the learner keeps W and a, theta = W a)."""
+    """docs/baselines.md, section 4.2 written plainly, keeping theta as state (the learner keeps W and a,
+    theta = W a)."""
     d = rounds[0][0].shape[0]
     W, th, A, S = np.zeros((K, d)), np.zeros((K, d)), np.full((K, d), a), 0.0
     for x, played, f in rounds:

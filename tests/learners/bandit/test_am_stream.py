@@ -14,7 +14,7 @@ from cb_state import per_round  # tests/learners/bandit/cb_state.py
 
 
 def _separable(K=4, d=20, n=3000, margin=0.3, seed=0):
-    """Unit-norm x, labels of a random linear W*, multiclass margin >= margin (baselines.md section 8 toy)."""
+    """Unit-norm x, labels of a random linear W*, multiclass margin >= margin (docs/baselines.md, section 8 toy)."""
     rng = np.random.default_rng(seed)
     Ws = rng.standard_normal((K, d))
     X = rng.standard_normal((4 * n, d))
@@ -180,7 +180,7 @@ def test_learning_curve_bar_noise_free():
     """Without noise every bandit learner gets well below chance (0.75) on the separable toy in 50k rounds.
 
     Measured (seed 0): Banditron 0.098, BPA 0.24 (BPA needs one-vs-rest separability,
-    baselines.md section 8), SOBA 0.115; bars 0.2 / 0.45 / 0.2.
+    docs/baselines.md, section 8), SOBA 0.115; bars 0.2 / 0.45 / 0.2.
     """
     X, y = _separable(n=5000)
     bars = {Banditron: 0.2, BPA: 0.45, SOBA: 0.2}

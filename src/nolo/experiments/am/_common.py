@@ -4,14 +4,14 @@ Scales (``--quick`` / paper scale); the whole ``nolo reproduce am --quick`` (def
 ran in 59 s wall on the shared 2-core machine at load average ~1 and in 79 s at ~2.4, the
 Vowpal Wabbit reference included (docs/am-reproduction.md):
 
-* rounds per run: quick 10^5 on every dataset (the issue's quick scale), paper scale 10^6 (AM ran up to 10^7);
+* rounds per run: quick 10^5 on every dataset, paper scale 10^6 (AM ran up to 10^7);
 * SynSep: quick 2 x 10^4 examples, paper scale 10^5 (AM);
 * processes: ``--jobs`` (``nolo reproduce`` defaults to all cores);
 * gamma: for every (dataset, noise setting, algorithm) the best of ``GAMMA_GRID`` by the final
   cumulative error of a tuning run over the full horizon T with a separate seed (AM: "for other
   algorithms, the optimal value of gamma is chosen"); RCINE uses RCNBF's tuned gamma.  (Tuning on
-  T/20 rounds, as before, picked gamma = 0.25 for RCNBF almost everywhere: the best gamma shrinks
-  with the horizon, Corollaries 4.1-4.3);
+  T/20 rounds would pick gamma = 0.25 for RCNBF almost everywhere: the best gamma shrinks with the
+  horizon, Corollaries 4.1-4.3);
 * RCINE: N_s = 0.3 T (quick: refits at 0.3 T, 0.6 T, 0.9 T) or 50,000 (paper scale, the authors'
   code), reservoir of 600 (quick) or 5,000 rounds, NREst MLP (16,) x 5 epochs (quick) or
   (32,) x 10 epochs, warm starts (a 10^6-round MNIST run of RCINE: 3.1 s, 2.3 s of it in NREst,

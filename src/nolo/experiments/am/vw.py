@@ -10,7 +10,7 @@ integer names VW's default cbify does not learn at all.
 
 Two modes, both epsilon-greedy with VW's default contextual-bandit learner:
 
-* ``"cbify"`` -- ``--cbify K --epsilon eps``, the issue's command: VW draws the action and
+* ``"cbify"`` -- ``--cbify K --epsilon eps``, VW's own classification-to-bandit reduction: VW draws the action and
   computes the cost 1[action != y] from the label itself.  cbify has no way to take an external
   cost, so it can only run noise-free.
 * ``"cb_explore"`` -- ``--cb_explore K --epsilon eps``, the exploration layer cbify wraps: VW returns
@@ -60,8 +60,8 @@ def stream_draws(n_examples: int, n_rounds: int, seed) -> tuple[np.ndarray, np.n
     """(example index, flip uniform) per round, as ClassificationBandit(order="replace", seed=seed) draws them.
 
     A vectorised replay of the environment's draws for the external learner (tested equal to the
-    environment's log in ``tests/experiments/am/test_am_vw_reference.py``): driving VW through the environment's
-    per-round ``next()``/``feedback()`` instead made these runs 2.5-3.5x slower."""
+    environment's log in ``tests/experiments/am/test_am_vw_reference.py``), because driving VW through the
+    environment's per-round ``next()``/``feedback()`` makes these runs 2.5-3.5x slower."""
     u = np.random.default_rng(seed).random((int(n_rounds), 2))
     idx = np.minimum((u[:, 0] * n_examples).astype(np.int64), n_examples - 1)
     return idx, u[:, 1]

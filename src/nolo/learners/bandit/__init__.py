@@ -3,7 +3,7 @@
 One module per algorithm: :class:`Perceptron` (full information, AM eq. 2),
 :class:`Banditron`, :class:`RCNBF` (AM Algorithm 1), :class:`RCINE` (AM
 Algorithm 2 with :class:`nolo.noise_rates.NREst`), :class:`BPA` and
-:class:`SOBA` (baselines.md); the classification-to-bandit environment and the
+:class:`SOBA` (docs/baselines.md); the classification-to-bandit environment and the
 compiled whole-stream runner (:func:`run_stream`); the exploration rates of AM
 Corollaries 4.1-4.3 and the Theorem 4 bound (:mod:`.exploration`).  Beyond the paper, the flip-aware learners
 on per-class regression oracles (:mod:`.oracles`, :mod:`.sketch_oracle`): :class:`SquareCB` (Foster & Rakhlin

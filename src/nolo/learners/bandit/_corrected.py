@@ -23,7 +23,7 @@ def update_bpa_h(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     """BPA with the bit replaced by h: sigma_h = 2 h - 1 (unbiased for sigma = 2 f - 1), hinge
     l = [1 - sigma_h s_played]_+, importance-weighted PA-I step tau = min(C w, l / ||x||^2) with
     w = 1 / (K P(played)) (the PA-I solution for the loss weighted by w; C = inf is plain PA), then
-    W_played += tau sigma_h x.  With rho0 = rho1 = 0 and C = inf this is BPA (baselines.md section 3)."""
+    W_played += tau sigma_h x.  With rho0 = rho1 = 0 and C = inf this is BPA (docs/baselines.md, section 3)."""
     K = Wt.shape[1]
     sigma = 2.0 * ((feedback - state.rho0) / state.kappa) - 1.0
     loss = 1.0 - sigma * s[played]
@@ -46,8 +46,8 @@ def update_bpa_h(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
 
 @njit(cache=True, nogil=True, inline="always")
 def update_soba_h(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
-    """Diagonal SOBA (baselines.md 4.2) with AM's h on the update weight: SOBA's weight 1[f = 1] / p becomes
-    h / p on every round (negative on a rejection when rho0 > 0; E = f / p), its second-order term
+    """Diagonal SOBA (docs/baselines.md, section 4.2) with AM's h on the update weight: SOBA's weight 1[f = 1] / p
+    becomes h / p on every round (negative on a rejection when rho0 > 0; E = f / p), its second-order term
     x^2 / p becomes h^2 x^2 / p (the diagonal of p g g^T for the gradient g = (h / p) x, always >= 0),
     and the budget increment m = h ((Delta^2 + 2 Delta) / p) / (1 + h^2 q).  With rho0 = rho1 = 0 this is
     SOBA (h = f: nothing on f = 0, the paper rule on f = 1)."""

@@ -100,8 +100,8 @@ def _accumulate_block(typingctx, Wp, idx, val, lo, hi, kb, s):
     The LANES running sums live in LLVM vector registers (numba runs no SLP vectoriser, and its
     loop vectoriser leaves a K = 9 or 10 class loop scalar), two of them: the non-zeros at even
     offsets t - lo go into one, those at odd offsets into the other, and the two are added at the
-    end -- the additions of consecutive non-zeros no longer wait for each other (the add latency
-    bounded the old single sum; 1.07x on USPS).  Per non-zero one vector load and one fused
+    end -- the additions of consecutive non-zeros do not wait for each other (a single sum is bounded
+    by the add latency; two sums measure 1.07x on USPS).  Per non-zero one vector load and one fused
     multiply-add (1.07x over a multiply and an add), element-wise: each lane rounds exactly as the
     scalar :func:`scores`, so the bits are equal.  ``Wp`` is C-contiguous with a multiple of LANES
     columns (and cache-line aligned, :func:`aligned_zeros`).
@@ -364,7 +364,7 @@ def aligned_zeros(n, dtype):
     """A zeroed 1-d array of n elements starting on a 64-byte boundary (a cache line, one zmm register).
 
     numpy's buffers are only 16-byte aligned: a 64-byte row load from them then straddles two cache
-    lines three times out of four, which cost the score accumulation ~1.3x (docs/benchmarks-am.md).
+    lines three times out of four, which costs the score accumulation ~1.3x (docs/benchmarks-am.md).
     """
     buf = np.zeros(n + 16, dtype=dtype)  # 16 elements of >= 4 bytes cover any offset to the next line
     off = ((-buf.ctypes.data) % 64) // buf.itemsize

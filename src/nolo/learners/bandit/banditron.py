@@ -13,7 +13,7 @@ class Banditron(ExploringBanditLearner):
 
     Each round: yhat = argmax_r w_r . x; play y~ ~ P with P(r) = (1 - gamma) 1[r = yhat] + gamma/K;
     receive f = 1[y~ = y] (under noise the flipped bit, used as if it were f --
-    baselines.md section 0); update row y~ by + x f / P(y~) and row yhat by - x.
+    docs/baselines.md, section 0); update row y~ by + x f / P(y~) and row yhat by - x.
     Equal to :class:`RCNBF` with rho0 = rho1 = 0 (the same compiled rule, :class:`ExpHState`).
 
     Parameters

@@ -1,4 +1,4 @@
-"""Bandit Passive-Aggressive (BPA), Zhong & Dauce 2015 as reconstructed in baselines.md section 3."""
+"""Bandit Passive-Aggressive (BPA), Zhong & Dauce 2015 as reconstructed in docs/baselines.md, section 3."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ __all__ = ["BPA", "BPAState"]
 
 @njit(cache=True, nogil=True, inline="always")
 def update_bpa(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
-    """Binary PA step on row ``played`` with sigma = 2f - 1 (baselines.md section 3); False when tau is not finite."""
+    """Binary PA step on row ``played`` with sigma = 2f - 1 (docs/baselines.md, section 3); False if tau is not finite."""
     sigma = 2.0 * feedback - 1.0
     loss = 1.0 - sigma * s[played]
     if loss <= 0.0:
@@ -44,7 +44,7 @@ class BPAState(NamedTuple):
 
 
 class BPA(ExploringBanditLearner):
-    """BPA (AM's baseline [26]; the rule is the RECONSTRUCTION of baselines.md section 3).
+    """BPA (AM's baseline [26]; the rule is the RECONSTRUCTION of docs/baselines.md, section 3).
 
     Play from AM eq. (3) like Banditron; with sigma = 2 f - 1 take the binary hinge
     l = [1 - sigma w_{y~} . x]_+ and the PA step w_{y~} += (l / ||x||^2) sigma x; other rows

@@ -13,7 +13,7 @@ __all__ = ["BPAh"]
 
 
 class BPAh(FlipCorrectedMixin, BPA):
-    """BPA (baselines.md section 3) fed AM's unbiased estimate h(f_rho) = (f_rho - rho0)/kappa (AM eq. 4,
+    """BPA (docs/baselines.md, section 3) fed AM's unbiased estimate h(f_rho) = (f_rho - rho0)/kappa (AM eq. 4,
     Lemma 1) instead of the flipped bit, with an importance-weighted PA-I step.
 
     Plays AM eq. (3) like BPA.  With sigma_h = 2 h - 1 (E[sigma_h] = 2 f - 1), l = [1 - sigma_h w_played . x]_+

@@ -247,8 +247,8 @@ def ogd_update(o, Wt, idx, val, lo, hi, a, pred, target):
     G[D - 1, a] += g2
     rb = 1.0 / math.sqrt(G[D - 1, a])
     # (3) the two sums, each as four partial sums over the offsets i = 0, 1, 2, 3 (mod 4), in increasing i: eight
-    # independent chains, so the additions no longer wait for each other (one chain of m dependent additions
-    # bounded the step by latency); and G written back
+    # independent chains, so the additions do not wait for each other (a single chain of m dependent additions
+    # would bound the step by the add latency); and G written back
     n0 = n1 = n2 = n3 = q0 = q1 = q2 = q3 = 0.0
     m4 = m - m % 4
     for i in range(0, m4, 4):

@@ -43,7 +43,7 @@ class Perceptron(LinearMulticlassMixin, FullInformationLearner):
     Protocol: full information, ``learn(x, y)`` with the true label.  The
     prediction is yhat = argmax_r w_r . x (ties to the smallest label); on a
     mistake row y gets +x and row yhat gets -x, otherwise nothing changes (AM
-    eq. (2) exactly; a tie won by y is not a mistake -- baselines.md section 1).
+    eq. (2) exactly; a tie won by y is not a mistake -- docs/baselines.md, section 1).
     No hyper-parameters; W starts at 0.  In a bandit stream
     (:func:`nolo.learners.bandit.run_stream`) it plays yhat and is told y.
 

@@ -85,7 +85,7 @@ class RCINE(ExploringBanditLearner):
     weights).  The surviving rows of a segment are copied straight from the stream's CSR or
     dense data into the reservoir by compiled loops.  The estimates are clipped to
     [0, ``rho_max``] (default 0.49, so beta >= 0.02): the paper omits this safeguard, without
-    which h blows up when rho0_hat + rho1_hat >= 1 (baselines.md 6.3).  ``nrest_seconds_``
+    which h blows up when rho0_hat + rho1_hat >= 1 (docs/baselines.md, section 6.3).  ``nrest_seconds_``
     accumulates the time spent in NREst (a stream run reports its share).
 
     Parameters

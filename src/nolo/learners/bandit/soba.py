@@ -20,7 +20,7 @@ A_RANGE = {"float64": (1e-100, 1e100), "float32": (1e-18, 1e18)}
 
 @njit(cache=True, nogil=True, inline="always")
 def update_soba(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
-    """Diagonal SOBA (baselines.md section 4.2, paper rule): learn only from confirmed labels.
+    """Diagonal SOBA (docs/baselines.md, section 4.2, paper rule): learn only from confirmed labels.
 
     ybar = best competitor of ``played``; p = P(played); Delta = s[ybar] - s[played];
     q = (1/p) sum x_j^2 (1/a[ybar,j] + 1/a[played,j]); m = ((Delta^2 + 2 Delta)/p) / (1 + q);
@@ -85,9 +85,9 @@ class SOBAState(NamedTuple):
 
 
 class SOBA(ExploringBanditLearner):
-    """Diagonal SOBA (Beygelzimer, Orabona & Zhang 2017, Algorithm 1 with a diagonal A), per baselines.md 4.2.
+    """Diagonal SOBA (Beygelzimer, Orabona & Zhang 2017, Algorithm 1, diagonal A; docs/baselines.md, section 4.2).
 
-    AM cite it as their [4], which is a different paper (baselines.md section 4,
+    AM cite it as their [4], which is a different paper (docs/baselines.md, section 4,
     "citation error in AM").  The rule's quantities: theta (K x d, starts 0), the diagonal a
     of A (K x d, starts ``a``), a margin budget S (starts 0); W = theta / a.  Learns only
     from confirmed rounds (f = 1, the flipped bit under noise): with ybar the best

@@ -10,7 +10,7 @@ __all__ = ["SOBAh"]
 
 
 class SOBAh(FlipCorrectedMixin, SOBA):
-    """Diagonal SOBA (Beygelzimer, Orabona & Zhang 2017; baselines.md 4.2) with AM's h on the update weight.
+    """Diagonal SOBA (docs/baselines.md, section 4.2; Beygelzimer et al. 2017) with AM's h on the update weight.
 
     SOBA learns from confirmed rounds only, with weight 1[f = 1] / p; SOBA-h uses h(f_rho) / p on every
     round, h = (f_rho - rho0)/kappa (AM eq. 4; E[h] = f, Lemma 1): theta_played += (h/p) x,

@@ -240,8 +240,8 @@ class TraceNormOGD(_MatrixOGD):
     ``B`` bounding ``|phi'|`` (1 for the absolute loss; ``2(tau + y_bound)``
     for the squared loss, as ``|W_ij| <= ||W||_op <= ||W||_* <= tau``).
 
-    Cost.  The gradient step is O(1); the projection is a full SVD.  On the
-    low-rank streams we tried the projected iterate stays full rank (the
+    Cost.  The gradient step is O(1); the projection is a full SVD.  On
+    low-rank test streams the projected iterate stays full rank (the
     threshold ``theta`` is tiny next to the spread of the singular values), so
     neither a truncated nor an incremental SVD would be exact.  Hence
     ``projection_every = k``: the SVD runs every ``k``-th round only.  ``k = 1``
