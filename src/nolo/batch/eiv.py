@@ -67,6 +67,7 @@ __all__ = [
     "replicate_covariance",
     "average_replicates",
     "corrected_least_squares",
+    "corrected_covariance",
     "total_least_squares",
     "ball_constrained_quadratic",
     "with_constant_feature",
@@ -403,6 +404,56 @@ def _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items: s
             "estimate"
         )
     return np.linalg.solve(A, b), g, lam
+
+
+def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: float = 1.0) -> np.ndarray:
+    """The sandwich (heteroscedasticity-robust) covariance of corrected least squares' ``(coef[, intercept])``.
+
+    The estimate solves ``sum_i phi_i(theta) = 0`` with, per item ``i`` (``z_i = [xbar_i, 1]`` with an intercept),
+
+        phi_i = z_i (y_i - z_i^T theta) + g C_i theta,
+
+    ``C_i`` the item's share of the correction: ``Sigma / m_i`` for a known ``Sigma``; for ``noise_cov="estimate"``
+    ``(n c / dof) D_i`` with ``D_i`` the item's within scatter, ``dof = sum_i (m_i - 1)`` and ``c = mean_i 1/m_i``
+    (so that ``sum_i C_i = n c Sigma_hat``: the estimated covariance's own sampling error enters the meat).  With
+    ``A = sum_i z_i z_i^T - g sum_i C_i`` and ``B`` the centred sum of ``phi_i phi_i^T``, the covariance is
+    ``A^-1 B A^-T`` (the M-estimation sandwich; Fuller 1987 section 2.2, Carroll et al., *Measurement Error in
+    Nonlinear Models*, 2006, appendix B.1).  ``scale`` is the correction scale ``g`` the fit used; the sandwich
+    treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).
+    """
+    Xb, items = _items(X)
+    n, d = Xb.shape
+    yv = check_array(y, "y", shape=(n,))
+    theta = np.append(np.asarray(coef, dtype=float), [] if intercept is None else [float(intercept)])
+    Z = np.concatenate([Xb, np.ones((n, 1))], axis=1) if intercept is not None else Xb
+    p = Z.shape[1]
+    counts = np.full(n, 1.0) if items is None else (
+        np.full(n, float(items.shape[1])) if isinstance(items, np.ndarray) else
+        np.array([a.shape[0] for a in items], dtype=float))
+    C = np.zeros((n, p, p))
+    if isinstance(noise_cov, str):
+        if noise_cov != "estimate" or items is None:
+            raise ParameterError("noise_cov='estimate' needs repeated readings")
+        dof = float(np.sum(counts - 1.0))
+        if dof <= 0:
+            raise ParameterError("estimating the noise covariance needs an item with 2 or more readings")
+        f = n * float(np.mean(1.0 / counts)) / dof
+        if isinstance(items, np.ndarray):  # equal counts: every item's scatter in one contraction
+            D = items - items.mean(axis=1, keepdims=True)
+            C[:, :d, :d] = f * np.einsum("nmi,nmj->nij", D, D)
+        else:
+            for i, a in enumerate(items):
+                D = a - a.mean(axis=0)
+                C[i, :d, :d] = f * (D.T @ D)
+    else:
+        S = check_noise_covariance(noise_cov, d)
+        C[:, :d, :d] = S[None] / counts[:, None, None]
+    resid = yv - Z @ theta
+    phi = Z * resid[:, None] + float(scale) * (C @ theta)
+    phi = phi - phi.mean(axis=0)
+    A = Z.T @ Z - float(scale) * C.sum(axis=0)
+    Ainv = np.linalg.inv(A)
+    return Ainv @ (phi.T @ phi) @ Ainv.T
 
 
 def total_least_squares(X, y, noise_cov=None, target_variance: float = 1.0) -> np.ndarray:
