@@ -1,4 +1,5 @@
-"""The offline experiment's pieces: the logs it builds, its estimates on one log, what it learns, and its figures."""
+"""The practitioners' experiments: the offline logs (their estimates, what they learn, their figures) and the EIV
+inference cells."""
 
 import numpy as np
 import pandas as pd
@@ -71,3 +72,13 @@ def test_the_experiment_is_registered():
 
     load_experiment_modules()
     assert "offline" in [e.id for e in get_experiments("practice")]
+
+
+def test_eiv_inference_cells():
+    from nolo.experiments.practice import eiv_inference as E
+
+    cell = E.coverage_cell(200, 1.0, 0, 200)
+    assert all(0.88 <= cell[k] <= 1.0 for k in ("cover_x0", "cover_x1", "cover_intercept")), cell
+    unb = E.unbalanced_cell(0, 20, n=300)
+    assert (unb["items"] == 300).all() and unb["singles"].min() > 30
+    assert abs(unb["cls_x0"].mean() - 1.0) < 0.1 and unb["ols_x0"].mean() < 0.8  # corrected vs attenuated
