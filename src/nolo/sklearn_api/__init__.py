@@ -13,6 +13,8 @@ outputs), fits an intercept by default and warns when ``fit``'s passes did not c
 (``ConvergenceWarning``), when the projection decided the coefficients (:class:`ProjectionWarning`) and, for the
 CSS11 linear estimators, when the errors-in-variables correction is ill-posed for the sample
 (:class:`IllPosedCorrectionWarning`: use :class:`EIVRegressor`).
+Model selection: :func:`corrected_risk_scorer` scores the clean-input risk the estimators are for (the default R^2
+at noisy inputs prefers the uncorrected fit), on folds of items (:func:`to_items` for a long table).
 :func:`expected_failed_checks` lists the scikit-learn checks an estimator is declared to fail, and why.
 """
 
@@ -20,6 +22,7 @@ from nolo.sklearn_api._base import IllPosedCorrectionWarning, NotFittedError, Pr
 from nolo.sklearn_api.css10 import NoisyKernelClassifier, NoisyKernelRegressor
 from nolo.sklearn_api.css11 import GaussianNoiseKernelRegressor, KnownCovarianceRegressor, TwoCopyRegressor
 from nolo.sklearn_api.eiv import CorrectedLeastSquaresRegressor, EIVRegressor
+from nolo.sklearn_api.scoring import corrected_risk, corrected_risk_scorer, to_items
 
 __all__ = [
     "EIVRegressor",
@@ -29,4 +32,7 @@ __all__ = [
     "TwoCopyRegressor",
     "KnownCovarianceRegressor",
     "GaussianNoiseKernelRegressor",
+    "corrected_risk",
+    "corrected_risk_scorer",
+    "to_items",
 ]
