@@ -32,7 +32,6 @@ __all__ = [
     "TwoCopyRegressor",
     "KnownCovarianceRegressor",
     "GaussianNoiseKernelRegressor",
-    "corrected_risk",
-    "corrected_risk_scorer",
-    "to_items",
 ]
+#: the model-selection helpers (functions, not estimators: kept out of ``__all__``, which lists the estimators)
+SCORING = ("corrected_risk", "corrected_risk_scorer", "to_items")
