@@ -89,6 +89,11 @@ class LinearMulticlassMixin:
 
     # -- input checks -------------------------------------------------------------------------
     def _check_x(self, x: Any, name: str = "x") -> np.ndarray:
+        if sp.issparse(x):  # one context as a (1, d) sparse row: checked like any CSR input, then densified (O(d))
+            if len(x.shape) != 2 or x.shape[0] != 1:
+                raise ParameterError(f"{name} given as a sparse matrix must be one row of shape (1, d), got shape "
+                                     f"{x.shape}")
+            x = canonical_csr(x).toarray().ravel()
         arr = super()._check_x(x, name)
         check_representable(arr, self.dtype, name)
         return arr
