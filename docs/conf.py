@@ -56,6 +56,11 @@ numpydoc_show_class_members = False  # each class page lists its members itself 
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
+# --- Warnings ----------------------------------------------------------------------------
+# The build runs with -W (warnings are errors) and suppresses nothing: no suppress_warnings, no
+# nitpick_ignore.  Nitpicky mode (-n) is off: with it, the docstrings' parameter types (ndarray,
+# scipy.sparse matrices, ...) would need intersphinx inventories, which an offline build cannot fetch.
+
 # --- HTML --------------------------------------------------------------------------------
 html_theme = "furo"
 html_title = f"nolo {release}"
