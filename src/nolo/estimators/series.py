@@ -118,7 +118,7 @@ class TaylorSeries:
         return total
 
     def plus(self, a: float, *, rtol: float = 1e-15, max_terms: int = 100_000) -> float:
-        """f_+(a) = sum_n |gamma_n| a^n for a >= 0 (CSS10's l'_+ when the series is of l').
+        """f_+(a) = sum_n ``|gamma_n|`` a^n for a >= 0 (CSS10's l'_+ when the series is of l').
 
         Summed exactly (all terms positive) until a term is below ``rtol`` times
         the running sum and the terms are decreasing; raises if ``a`` is outside

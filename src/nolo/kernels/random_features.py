@@ -112,8 +112,8 @@ class RandomFourierFeatures:
 
     Attributes (after ``fit``): ``bandwidth_`` (s^2), ``omega_`` (d x D), ``offset_`` (D,), ``n_features_in_``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(200, 5))
     >>> rff = RandomFourierFeatures(n_components=2000, bandwidth=4.0, normalize=False, seed=1).fit(X)

@@ -144,7 +144,7 @@ class Loss(ValidatedConfigurable):
         return self.series.radius
 
     def derivative_plus(self, a):
-        """l'_+(a) = sum_n |gamma_n| a^n for 0 <= a < radius (CSS10 Theorems 1-2), exactly."""
+        """l'_+(a) = sum_n ``|gamma_n|`` a^n for 0 <= a < radius (CSS10 Theorems 1-2), exactly."""
         _ = self.series  # raises NoSeriesError for the non-smooth losses
         arr = check_array(a, "a")
         if np.any(arr < 0):

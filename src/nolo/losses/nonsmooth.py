@@ -31,7 +31,7 @@ class Hinge(Loss):
 
 
 class Absolute(Loss):
-    """Absolute loss |a| of a = <w, x> - y (regression baseline; no Taylor series, see :class:`Hinge`).
+    """Absolute loss ``|a|`` of a = <w, x> - y (regression baseline; no Taylor series, see :class:`Hinge`).
 
     ``derivative`` returns the subgradient sign(a) (0 at a = 0).
     """

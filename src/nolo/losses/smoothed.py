@@ -106,8 +106,8 @@ class SmoothedAbsolute(Loss):
     """Smoothed absolute loss of a = <w, Psi(x)> - y (CSS10 Example 3; regression).
 
     l_s(a) = a erf(sa) + e^{-s^2 a^2} / (s sqrt(pi)), l_s'(a) = erf(sa), and
-    0 < l_s(a) - |a| = ierfc(s|a|)/s <= 1/(s sqrt(pi)) (integration constant 0,
-    the unique one with l_s - |a| -> 0).  gamma_(2k+1) = 2 (-1)^k s^(2k+1) / (sqrt(pi) k! (2k+1)),
+    0 < l_s(a) - ``|a|`` = ierfc(s|a|)/s <= 1/(s sqrt(pi)) (integration constant 0,
+    the unique one with l_s - ``|a|`` -> 0).  gamma_(2k+1) = 2 (-1)^k s^(2k+1) / (sqrt(pi) k! (2k+1)),
     gamma_(2k) = 0, and l'_+(a) = erfi(sa) exactly.  Erratum E4: the paper's
     bound 1/2 + (e^{z^2} - 1)/(z sqrt(pi)) on l'_+ is false for z > 0.792.
     """

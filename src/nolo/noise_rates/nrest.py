@@ -270,7 +270,7 @@ class NREst(Configurable):
         return clf
 
     def fit(self, X, played, feedback, n_classes: int | None = None, init_weights=None) -> "NREst":
-        """Fit on logged rounds: X (n, d), played (n,) labels, feedback (n,) bits; sets rho0_, rho1_."""
+        """Fit on logged rounds: X (n, d), played (n,) labels, feedback (n,) bits; sets ``rho0_``, ``rho1_``."""
         self._validate_params()
         for name, value in (("X", X), ("played", played), ("feedback", feedback)):
             if np.iscomplexobj(value):

@@ -743,7 +743,7 @@ class AutoCB(OneBitBanditLearner):
 
     * d <= ``ridge_max_features`` (default 256): z-scored, ridge linear oracle, the kernel candidate (d <=
       ``kernel_max_features``);
-    * ``ridge_max_features`` < d <= ``dense_max_features`` (1,024): scaled by max |x_j| (d > ``center_max_features``),
+    * ``ridge_max_features`` < d <= ``dense_max_features`` (1,024): scaled by max ``|x_j|`` (d > ``center_max_features``),
       the FD-SON sketched linear oracle (``sketch_size``) with prior ``lam_scaled`` / kappa^2, the kernel candidate
       only if d <= ``kernel_max_features``;
     * d > ``dense_max_features``: raw sparse rows, the VW-style normalised adaptive linear oracle (scale-free per
@@ -765,7 +765,7 @@ class AutoCB(OneBitBanditLearner):
     gamma_scale, gamma_exponent : FastCB's g_t = gamma_scale t^gamma_exponent, default 10 and 0.5 (VW's)
     loss_floor, confidence : FastCB's greedy-loss floor and confidence multiple, default 0.01 and 1
     lam : ridge prior of the linear and kernel oracles on z-scored rows, default 1
-    lam_scaled : on rows scaled by max |x_j| (more than ``center_max_features`` features) the linear oracle's prior
+    lam_scaled : on rows scaled by max ``|x_j|`` (more than ``center_max_features`` features) the linear oracle's prior
         (FD-SON's starting alpha) is lam_scaled / kappa^2, default 2: the bit's signal is kappa times the clean one's
         and those rows keep their own geometry (binary columns stay binary)
     n_landmarks : int >= 2, the kernel's landmarks (the first rows seen), default 128
