@@ -24,6 +24,7 @@ __all__ = [
     "check_int",
     "check_choice",
     "check_array",
+    "check_sparse",
     "check_targets_for_rows",
     "check_finite",
     "check_probability",
@@ -169,6 +170,84 @@ def check_array(
     if finite and arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
         raise ParameterError(f"{name} must contain only finite values (no NaN or inf)")
     return arr
+
+
+def _check_indices(idx: Any, size: int, what: str, axis: str, n: int) -> np.ndarray:
+    """One raw index array of a sparse matrix: ``n`` integers in [0, ``size``)."""
+    idx = np.asarray(idx)
+    if idx.dtype.kind not in "iu" or idx.ndim != 1 or idx.shape[0] != n:
+        raise ParameterError(f"{what} must hold {n} integer {axis} indices (one per stored value), got "
+                             f"{idx.shape[0] if idx.ndim == 1 else idx.shape} of dtype {idx.dtype}")
+    if n and (idx.min() < 0 or idx.max() >= size):
+        raise ParameterError(f"{what} must hold {axis} indices in [0, {size}), got indices from {idx.min()} to "
+                             f"{idx.max()}")
+    return idx
+
+
+def _check_sparse_arrays(X: Any, name: str) -> None:
+    """The raw arrays of a CSR, CSC, BSR or COO matrix, as compiled code will index with them (see check_sparse)."""
+    n_rows, n_cols = (int(s) for s in X.shape)
+    fmt = X.format
+    what = f"{name} (a {fmt.upper()} matrix of shape ({n_rows}, {n_cols}))"
+    data = np.asarray(X.data)
+    if data.dtype.kind not in "biuf":
+        raise ParameterError(f"{what} must hold real numbers, got values of dtype {data.dtype}")
+    if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+        raise ParameterError(f"{name} must contain only finite values (no NaN or inf)")
+    if fmt == "coo":
+        coords = X.coords if hasattr(X, "coords") else (X.row, X.col)
+        n = data.shape[0] if data.ndim == 1 else -1
+        if data.ndim != 1 or len(coords) != 2:
+            raise ParameterError(f"{what} must hold a 1-d array of values and two index arrays")
+        for idx, size, axis in zip(coords, (n_rows, n_cols), ("row", "column")):
+            _check_indices(idx, size, what, axis, n)
+        return
+    rows, cols = X.blocksize if fmt == "bsr" else (1, 1)
+    if n_rows % rows or n_cols % cols:
+        raise ParameterError(f"{what} must have a shape divisible by its block size {rows} x {cols}")
+    major, minor = (n_cols, n_rows) if fmt == "csc" else (n_rows // rows, n_cols // cols)
+    lines, axis = ("columns", "row") if fmt == "csc" else ("rows", "column")
+    indptr = np.asarray(X.indptr)
+    if indptr.dtype.kind not in "iu" or indptr.ndim != 1 or indptr.shape[0] != major + 1:
+        raise ParameterError(f"{what} must have an integer indptr of {major + 1} entries (one more than its number "
+                             f"of {'block ' if fmt == 'bsr' else ''}{lines}), got shape {indptr.shape}, dtype "
+                             f"{indptr.dtype}")
+    if indptr[0] != 0 or np.any(indptr[1:] < indptr[:-1]):
+        raise ParameterError(f"{what} must have a non-decreasing indptr starting at 0")
+    nnz = np.asarray(X.indices).shape[0] if np.ndim(X.indices) == 1 else -1
+    if indptr[-1] != nnz or data.shape[:1] != (nnz,) or data.shape[1:] != ((rows, cols) if fmt == "bsr" else ()):
+        raise ParameterError(f"{what} must have an indptr ending at its number of stored entries, and as many "
+                             f"indices and values: indptr[-1] = {indptr[-1]}, indices of shape "
+                             f"{np.shape(X.indices)}, values of shape {data.shape}")
+    _check_indices(X.indices, minor, what, axis, nnz)
+
+
+def check_sparse(X: Any, name: str = "X", dtype=None):
+    """``X`` (a scipy sparse matrix or array of any format) as a CSR matrix whose arrays are safe to index with.
+
+    scipy checks index bounds only in ``check_format(full_check=True)``: a matrix assembled from raw arrays (or whose
+    arrays were replaced) may hold a column index past the last column, a negative one, an ``indptr`` that decreases
+    or does not end at the number of stored entries.  The compiled loops -- nolo's, and scipy's own conversions --
+    index with these arrays unchecked, so such a matrix reads or writes outside them (wrong values, or a segfault).
+    Checked here, vectorised in O(nnz + rows): 2-d, real finite values, every index in range, ``indptr``
+    non-decreasing from 0 to nnz -- before any conversion, and again on the CSR matrix a format without raw index
+    arrays (LIL, DOK, DIA) converts to.  Raises :class:`ParameterError` naming ``name``; ``X`` is never modified.
+    """
+    import scipy.sparse as sp
+
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise ParameterError(f"{name} must be a 2-d sparse matrix, got shape {shape}")
+    raw = X.format in ("csr", "csc", "bsr", "coo")
+    if raw:
+        _check_sparse_arrays(X, name)
+    try:
+        out = sp.csr_matrix(X, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"{name} must be convertible to a CSR matrix of real numbers: {exc}") from None
+    if not raw:
+        _check_sparse_arrays(out, name)
+    return out
 
 
 def check_targets_for_rows(y: Any, n: int, rows_name: str, name: str = "y") -> np.ndarray:

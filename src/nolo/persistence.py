@@ -13,16 +13,23 @@ end in ``_``) to a JSON value, to ``{"array": "<entry name>"}`` for arrays, to
 generator state>}`` for a ``numpy.random.Generator`` -- so that a learner saved
 mid-stream continues with exactly the random draws it would have made.
 
-Loading uses ``numpy.load(..., allow_pickle=False)`` and only rebuilds classes
-registered as :class:`nolo._config.Configurable`; no code from the file runs.
+Loading reads arrays without pickle and only rebuilds classes registered as
+:class:`nolo._config.Configurable`; no code from the file runs.  It is bounded by
+the file: the header is read first, then only the entries its state names (an
+entry it does not name is refused), each after its declared dtype and shape have
+been checked against the bytes the entry holds -- so a load allocates no more
+than the file's size, plus at most :data:`MAX_INFLATED_BYTES` for compressed
+entries (nolo writes none; a few compressed bytes may declare gigabytes).
 Files are written atomically (a temporary file renamed over the target).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +39,10 @@ from nolo.exceptions import PersistenceError
 
 FORMAT = "nolo-learner"
 FORMAT_VERSION = 1
+#: bytes the compressed entries of one file may inflate to, in all.  nolo writes entries uncompressed
+#: (``np.savez``), so every byte a load allocates is a byte of the file; a compressed entry is the exception
+#: (1 MB of deflated zeros declares 1 GiB), read only within this budget.
+MAX_INFLATED_BYTES = 16 * 2**20
 
 __all__ = [
     "FORMAT",
@@ -204,8 +215,56 @@ def write_npz_atomic(path: str | os.PathLike, header: dict, arrays: dict[str, np
     return path
 
 
+def _state_entries(state: dict) -> dict[str, str]:
+    """The array entries a header's state names, each with the state key naming it (malformed state entries are
+    left to :func:`decode_state`)."""
+    names: dict[str, str] = {}
+    for key, item in state.items():
+        if isinstance(item, dict) and len(item) == 1:
+            kind, value = next(iter(item.items()))
+            for v in [value] if kind == "array" else value if kind == "arrays" and isinstance(value, list) else []:
+                if isinstance(v, str):
+                    names.setdefault(v, key)
+    return names
+
+
+def _read_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list[int]) -> np.ndarray:
+    """One ``.npy`` entry, after checking that its declared dtype and shape fill exactly the bytes it holds
+    (numpy would allocate the declared size before reading a byte) and that a compressed entry fits ``budget``."""
+    name = info.filename[:-4]
+    if info.compress_type == zipfile.ZIP_STORED:
+        if info.file_size != info.compress_size:
+            raise PersistenceError(f"entry {name!r} is stored uncompressed but declares {info.file_size} bytes for "
+                                   f"the {info.compress_size} it holds")
+    elif info.file_size > budget[0]:
+        raise PersistenceError(
+            f"entry {name!r} is compressed and inflates to {info.file_size} bytes from {info.compress_size}: more "
+            f"than the {MAX_INFLATED_BYTES} bytes a file's compressed entries may take in all (nolo writes "
+            "entries uncompressed)")
+    else:
+        budget[0] -= info.file_size
+    with zf.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version not in ((1, 0), (2, 0)):
+            raise PersistenceError(f"entry {name!r} is a .npy array of format version {version}, not 1.0 or 2.0")
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read_header(fh)
+        if dtype.hasobject:
+            raise PersistenceError(f"entry {name!r} holds Python objects (dtype {dtype}), which nolo never saves")
+        declared = math.prod(shape) * dtype.itemsize
+        if declared != info.file_size - fh.tell():
+            raise PersistenceError(f"entry {name!r} declares a {dtype} array of shape {shape} ({declared} bytes) "
+                                   f"but holds {info.file_size - fh.tell()} bytes of data")
+    with zf.open(info) as fh:
+        return np.lib.format.read_array(fh, allow_pickle=False)
+
+
 def read_npz(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
-    """Read a file written by :func:`write_npz_atomic`; no pickle, ever."""
+    """Read a file written by :func:`write_npz_atomic`; no pickle, ever.
+
+    The header first, then only the array entries its state names, each checked before it is read (see the
+    module docstring); an entry the state names but the file lacks, or one it does not name, is refused.
+    """
     try:
         path = Path(path)
     except TypeError:
@@ -213,31 +272,47 @@ def read_npz(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
     if not path.is_file():
         raise PersistenceError(f"no saved learner at {path}")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if not isinstance(data, np.lib.npyio.NpzFile):
-                raise PersistenceError(f"{path} is not a nolo file (a bare .npy array, not an .npz archive)")
-            if "__nolo__" not in data.files:
-                raise PersistenceError(f"{path} is not a nolo file (no __nolo__ header)")
-            raw = data["__nolo__"]
+        with zipfile.ZipFile(path) as zf:
+            entries: dict[str, zipfile.ZipInfo] = {}
+            for info in zf.infolist():
+                if not info.filename.endswith(".npy") or info.filename[:-4] in entries:
+                    raise PersistenceError(f"the entry {info.filename!r} is not one .npy array of a nolo file "
+                                           "(a duplicate, or not an array)")
+                entries[info.filename[:-4]] = info
+            if "__nolo__" not in entries:
+                raise PersistenceError("not a nolo file (no __nolo__ header)")
+            budget = [MAX_INFLATED_BYTES]
+            raw = _read_entry(zf, entries["__nolo__"], budget)
             if raw.dtype != np.uint8 or raw.ndim != 1:
-                raise PersistenceError(f"{path}: the __nolo__ header must be a 1-d uint8 array, got {raw.dtype} {raw.shape}")
+                raise PersistenceError(f"the __nolo__ header must be a 1-d uint8 array, got {raw.dtype} {raw.shape}")
             header = json.loads(raw.tobytes().decode("utf-8"))
-            arrays = {k: data[k] for k in data.files if k != "__nolo__"}
-    except PersistenceError:
-        raise
+            _check_header(header)
+            named = _state_entries(header["state"])
+            for name, key in named.items():
+                if name not in entries:
+                    raise PersistenceError(f"state entry {key!r} names the array {name!r}, which the file does not hold")
+            unknown = sorted(set(entries) - set(named) - {"__nolo__"})
+            if unknown:
+                raise PersistenceError(f"the file holds entries its state does not name: "
+                                       f"{', '.join(repr(u) for u in unknown[:5])}{' ...' if len(unknown) > 5 else ''}")
+            arrays = {k: _read_entry(zf, entries[k], budget) for k in sorted(named)}
+    except PersistenceError as exc:
+        raise PersistenceError(f"{path}: {exc}") from None
     except (Exception, MemoryError) as exc:  # zip/npy/JSON/unicode errors, EOFError on an empty file, ...
         raise PersistenceError(f"{path} is not a readable nolo file: {type(exc).__name__}: {exc}") from None
-    if not isinstance(header, dict):
-        raise PersistenceError(f"{path}: the header must be a JSON object, got {type(header).__name__}")
-    for key in ("config", "state"):
-        if not isinstance(header.get(key), dict):
-            raise PersistenceError(f"{path}: the header's {key!r} entry is missing or not a JSON object")
-    if header.get("format") != FORMAT:
-        raise PersistenceError(f"{path}: format {header.get('format')!r} is not {FORMAT!r}")
-    if header.get("format_version") != FORMAT_VERSION:
-        raise PersistenceError(
-            f"{path}: format_version {header.get('format_version')!r} is not supported (this nolo reads {FORMAT_VERSION})"
-        )
     return header, arrays
 
 
+def _check_header(header: Any) -> None:
+    """The header's structure, before any array entry is read."""
+    if not isinstance(header, dict):
+        raise PersistenceError(f"the header must be a JSON object, got {type(header).__name__}")
+    for key in ("config", "state"):
+        if not isinstance(header.get(key), dict):
+            raise PersistenceError(f"the header's {key!r} entry is missing or not a JSON object")
+    if header.get("format") != FORMAT:
+        raise PersistenceError(f"format {header.get('format')!r} is not {FORMAT!r}")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise PersistenceError(
+            f"format_version {header.get('format_version')!r} is not supported (this nolo reads {FORMAT_VERSION})"
+        )

@@ -160,6 +160,37 @@ BAD_PARAM_VALUES = [Bad(v, d, m) for v, d, m in [
 ]]
 
 
+# -- hostile documents ------------------------------------------------------------------------------------
+def yaml_alias_bomb(levels: int = 9, width: int = 10) -> str:
+    """A YAML flow mapping whose last key stands for width**levels values: each level lists the previous one
+    ``width`` times through an alias (the billion laughs for the defaults), a few hundred bytes of text."""
+    parts = [f"l0: &l0 [{', '.join(['0.25'] * width)}]"]
+    parts += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]" for i in range(1, levels)]
+    return "{" + ", ".join(parts) + "}"
+
+
+def yaml_merge_bomb(levels: int = 7, width: int = 10) -> str:
+    """Merge keys listing the previous level ``width`` times: PyYAML's construction copies width**(levels - 1)
+    key-value pairs into the last mapping (before dropping the duplicate keys)."""
+    parts = ["m0: &m0 {a: 1}"]
+    parts += [f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * width)}], k{i}: 1}}" for i in range(1, levels)]
+    return "{" + ", ".join(parts) + "}"
+
+
+def hostile_yaml_specs(valid: str, line: str = "noise_cov: 0.25") -> list[Bad]:
+    """Spec files a YAML spec loader must refuse: bombs and a recursive alias as the value of a learner parameter
+    (``line`` of ``valid``, whose value they replace: component parameters are checked last), nesting 5000 deep,
+    random bytes."""
+    assert line in valid, line
+    key = line.split(":")[0]
+    inside = lambda v: valid.replace(line, f"{key}: {v}").encode()  # noqa: E731
+    return [Bad(inside(yaml_alias_bomb()), "YAML alias bomb", True),
+            Bad(inside(yaml_merge_bomb()), "YAML merge-key bomb", True),
+            Bad(inside("&r [1, *r]"), "recursive YAML alias", True),
+            Bad(b"a: " + b"[" * 5000 + b"]" * 5000, "nested 5000 deep", True),
+            Bad(bytes(np.random.default_rng(0).integers(128, 256, 512, dtype=np.uint8)), "512 non-UTF-8 bytes", True)]
+
+
 # -- snapshots and verdicts -----------------------------------------------------------------------------
 def snapshot(obj) -> dict:
     if obj is None:

@@ -1,4 +1,5 @@
-"""Hostile model files for one learner class: truncations, bit flips, tampered headers and arrays.
+"""Hostile model files for one learner class: truncations, bit flips, tampered headers and arrays, unnamed entries
+and bombs (entries declaring far more bytes than the file holds).
 
 Run as ``python tests/fuzz/hostile_files.py ClassName [ClassName ...] [n_bitflips]`` (tests/fuzz/test_hostile_files.py
 runs it in a subprocess, so a segfault fails the class's test instead of killing the suite).  Prints one JSON line
@@ -16,10 +17,14 @@ process, and ``{"cls": ..., "done": true}`` after a class's last case.
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import struct
 import sys
 import tempfile
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +95,66 @@ def _scalar_neighbours(v) -> list:
     return [-v if v else -0.5, v + 1.0, 2.0, 0.999999, -1e-9, 1e10, -1e10, 700.0, -700.0, 1e308]
 
 
+def _zip(members: list[tuple[str, int, int, int, bytes]]) -> bytes:
+    """A zip archive of ``members`` (name, method, CRC-32, uncompressed size, payload as stored), written by hand:
+    zipfile cannot store a payload compressed elsewhere, nor declare a size its payload does not have."""
+    body, central = bytearray(), bytearray()
+    for name, method, crc, size, payload in members:
+        n = name.encode()
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, method, 0, 0x21, crc, len(payload), size,
+                               len(n), 0, 0, 0, 0, 0, len(body)) + n
+        body += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc, len(payload), size, len(n), 0)
+        body += n + payload
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), len(body), 0)
+    return bytes(body + central + end)
+
+
+def _npy_header(shape: tuple[int, ...], descr: str = "<f8") -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})
+    return buf.getvalue()
+
+
+def _members(raw: bytes) -> list[tuple[str, int, int, int, bytes]]:
+    """The entries of the saved file ``raw``, stored uncompressed."""
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        return [(i.filename, zipfile.ZIP_STORED, i.CRC, i.file_size, zf.read(i)) for i in zf.infolist()]
+
+
+def zip_bomb(raw: bytes, entry: str, mib: int = 1024) -> bytes:
+    """The saved file ``raw`` with the array entry ``entry`` (``state.W_``) replaced by a deflated .npy of ``mib``
+    MiB of float64 zeros: about 1 KB of file per MiB it inflates to (1 MB of file for 1 GiB), a valid zip."""
+    header = _npy_header((mib * 2**17,))
+    comp = zlib.compressobj(9, zlib.DEFLATED, -15)
+    zeros = bytes(2**20)
+    head = comp.compress(header) + comp.flush(zlib.Z_FULL_FLUSH)
+    chunk = comp.compress(zeros) + comp.flush(zlib.Z_FULL_FLUSH)  # a full flush resets the compressor: every
+    payload = head + chunk * mib + comp.flush()  # MiB of zeros compresses to these same bytes
+    crc = zlib.crc32(header)
+    for _ in range(mib):
+        crc = zlib.crc32(zeros, crc)
+    name = entry + ".npy"
+    return _zip([(n, m, c, s, p) if n != name else (name, zipfile.ZIP_DEFLATED, crc, len(header) + mib * 2**20, payload)
+                 for n, m, c, s, p in _members(raw)])
+
+
+def oversized_npy(raw: bytes, entry: str, shape: tuple[int, ...] = (2**30,)) -> bytes:
+    """The saved file ``raw`` with the array entry ``entry`` replaced by a stored .npy whose header declares
+    ``shape`` float64 over 8 bytes of data (numpy allocates the declared size before reading)."""
+    data = _npy_header(shape) + bytes(8)
+    name = entry + ".npy"
+    return _zip([(n, m, c, s, p) if n != name else (name, zipfile.ZIP_STORED, zlib.crc32(data), len(data), data)
+                 for n, m, c, s, p in _members(raw)])
+
+
+def with_extra_entry(raw: bytes, name: str = "state.extra") -> bytes:
+    """The saved file ``raw`` with one more array entry, which its state does not name."""
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.arange(3.0))
+    data = buf.getvalue()
+    return _zip(_members(raw) + [(name + ".npy", zipfile.ZIP_STORED, zlib.crc32(data), len(data), data)])
+
+
 def cases(header: dict, arrays: dict, raw: bytes, n_bitflips: int, seed: int = 0):
     """(name, kind, payload): kind "raw" (bytes) or "npz" ((header, arrays))."""
     rng = np.random.default_rng(seed)
@@ -99,6 +164,11 @@ def cases(header: dict, arrays: dict, raw: bytes, n_bitflips: int, seed: int = 0
         yield f"truncated to {n} bytes", "raw", raw[:n]
     yield "truncated by 1 byte", "raw", raw[:-1]
     yield "appended garbage", "raw", raw + b"\x00garbage"
+    yield "an entry its state does not name", "raw", with_extra_entry(raw)
+    first = next((e["array"] for e in header["state"].values() if isinstance(e, dict) and "array" in e), None)
+    if first is not None:
+        yield f"array entry {first} a 1 MB deflate bomb of 1 GiB", "raw", zip_bomb(raw, first)
+        yield f"array entry {first} declaring 2**30 floats over 8 bytes", "raw", oversized_npy(raw, first)
     for pos in rng.integers(0, len(raw) * 8, n_bitflips):
         b = bytearray(raw)
         b[pos // 8] ^= 1 << (pos % 8)

@@ -266,7 +266,11 @@ def _fuzzed_bytes(valid: bytes, text: bool = False):
 
 
 def loader_targets() -> list[Target]:
+    import yaml
+
     from nolo.datasets import load_csv, load_dataset, load_svmlight, read_idx, write_idx
+    from nolo.experiments.demo import demo_spec
+    from nolo.experiments.spec import ExperimentSpec
     from nolo.learners.base import Learner
 
     tmp = Path(tempfile.mkdtemp(prefix="nolo-fuzz-"))
@@ -275,6 +279,7 @@ def loader_targets() -> list[Target]:
     svm = b"0 1:0.5 3:1.0\n1 2:2.0\n2 1:1 2:1 3:1\n"
     learner = H.played_learner(registered_learners()[0])[0]
     model = learner.save(tmp / "valid-model.npz").read_bytes()
+    spec = yaml.safe_dump(demo_spec(rounds=20, record_every=10).to_dict(), sort_keys=False)
 
     def from_bytes(fn, suffix):
         def call(_, bad):
@@ -302,6 +307,9 @@ def loader_targets() -> list[Target]:
         Target("load_csv(path)", ("path", "case"), lambda: None, from_bytes(load_csv, ".csv"), _fuzzed_bytes(csv, text=True)),
         Target("load_svmlight(path)", ("path", "case"), lambda: None, from_bytes(load_svmlight, ".svm"), _fuzzed_bytes(svm, text=True)),
         Target("Learner.load(path)", ("path", "case"), lambda: None, from_bytes(Learner.load, ".npz"), _fuzzed_bytes(model)),
+        Target("ExperimentSpec.from_file(path)", ("path", "case"), lambda: None,
+               from_bytes(ExperimentSpec.from_file, ".yaml"),
+               st.one_of(_fuzzed_bytes(spec.encode(), text=True), st.sampled_from(H.hostile_yaml_specs(spec)))),
     ]
 
 

@@ -4,14 +4,20 @@ learns without a crash, a non-nolo exception or a silent non-finite value.  Each
 (tests/fuzz/hostile_files.py) so that a segfault fails its test instead of killing the suite."""
 
 import collections
+import io
 import json
 import os
+import re
 import subprocess
 import sys
+import tracemalloc
+import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import hostile_files
 from nolo.checks import registered_learners
 
 HERE = Path(__file__).parent
@@ -122,3 +128,75 @@ def test_a_crash_is_pinned_on_its_class(monkeypatch):
     assert calls == [["A", "B", "C"], ["C"]]
     assert res["A"][0] == 0 and res["C"][0] == 0 and res["A"][1]["rejected"] == 1
     assert res["B"][0] == -11 and res["B"][3] == "c1"
+
+
+def _saved_banditron(tmp_path) -> bytes:
+    from nolo.learners.bandit import Banditron
+
+    b = Banditron(n_classes=3, seed=1)
+    b.learn(np.ones(4), 0, 1)
+    return b.save(tmp_path / "model.npz").read_bytes()
+
+
+def _load_measured(path):
+    """Learner.load(path) under tracemalloc (numpy reports its allocations to it); returns (outcome, peak bytes)."""
+    from nolo.exceptions import PersistenceError
+    from nolo.learners.base import Learner
+
+    tracemalloc.start()
+    try:
+        Learner.load(path)
+        outcome = "loaded"
+    except PersistenceError as exc:
+        outcome = str(exc)
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return outcome, peak
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda raw: hostile_files.zip_bomb(raw, "state.W_", 1024),
+     r"entry 'state\.W_' is compressed and inflates to 1073741952 bytes"),
+    (lambda raw: hostile_files.oversized_npy(raw, "state.W_"),
+     r"entry 'state\.W_' declares a float64 array of shape \(1073741824,\) \(8589934592 bytes\) but holds 8 bytes"),
+], ids=["1 MB deflate bomb of 1 GiB", "stored entry declaring 8 GiB"])
+def test_a_model_file_bomb_is_refused_before_it_is_inflated(tmp_path, make, match):
+    """Every entry's declared size is checked before it is read: the load stays within a few MB."""
+    path = tmp_path / "bomb.npz"
+    path.write_bytes(make(_saved_banditron(tmp_path)))
+    assert path.stat().st_size < 2 * 2**20
+    outcome, peak = _load_measured(path)
+    assert re.search(match, outcome), outcome
+    assert peak < 4 * 2**20, f"the refused load allocated {peak / 2**20:.0f} MiB"
+
+
+def test_the_bomb_is_a_valid_archive_that_numpy_would_inflate(tmp_path):
+    """The bomb of the test above is a well-formed zip whose entry numpy reads as 1 GiB: it is refused for its size,
+    not for a defect (only its header is decompressed here)."""
+    with zipfile.ZipFile(io.BytesIO(hostile_files.zip_bomb(_saved_banditron(tmp_path), "state.W_", 1024))) as zf:
+        info = zf.getinfo("state.W_.npy")
+        assert info.compress_type == zipfile.ZIP_DEFLATED and info.file_size == 2**30 + 128
+        with zf.open(info) as fh:
+            assert np.lib.format.read_magic(fh) == (1, 0)
+            assert np.lib.format.read_array_header_1_0(fh)[0] == (2**27,)
+            assert fh.read(2**20) == bytes(2**20)
+
+
+def test_an_entry_the_state_does_not_name_is_refused(tmp_path):
+    path = tmp_path / "extra.npz"
+    path.write_bytes(hostile_files.with_extra_entry(_saved_banditron(tmp_path)))
+    outcome, _ = _load_measured(path)
+    assert "holds entries its state does not name: 'state.extra'" in outcome
+
+
+def test_compressed_entries_within_the_budget_still_load(tmp_path):
+    """A file whose entries were recompressed (np.savez_compressed) loads as the original."""
+    from nolo.learners.base import Learner
+
+    raw = _saved_banditron(tmp_path)
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        arrays = {i.filename[:-4]: np.lib.format.read_array(zf.open(i)) for i in zf.infolist()}
+    np.savez_compressed(tmp_path / "small.npz", **arrays)
+    loaded, original = Learner.load(tmp_path / "small.npz"), Learner.load(tmp_path / "model.npz")
+    np.testing.assert_array_equal(loaded.W_, original.W_)

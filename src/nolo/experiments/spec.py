@@ -52,6 +52,12 @@ PROTOCOLS = ("noisy_input", "full_information", "bandit")
 #: metrics the runner can record; which apply depends on the protocol and the loss.
 METRICS = ("clean_loss", "mistakes", "queries", "regret", "time")
 
+#: limits of a spec file, checked before anything validates it: a spec is a page of text, and a few lines of YAML
+#: aliases can stand for billions of values (each alias counts at its expanded size; no shipped spec uses one).
+MAX_SPEC_BYTES = 2**20
+MAX_SPEC_VALUES = 100_000
+MAX_SPEC_DEPTH = 32
+
 #: modules searched for a bare class name, per role.
 DEFAULT_MODULES = {
     "learner": ("nolo.learners", "nolo.learners.linear", "nolo.learners.kernel", "nolo.learners.bandit",
@@ -216,23 +222,40 @@ class ExperimentSpec(_Model):
 
     @classmethod
     def from_file(cls, path: str | Path) -> "ExperimentSpec":
-        """Read a ``.yaml``/``.yml`` or ``.toml`` spec file."""
+        """Read a ``.yaml``/``.yml`` or ``.toml`` spec file.
+
+        The file is parsed within limits (:data:`MAX_SPEC_BYTES` of UTF-8 text, :data:`MAX_SPEC_VALUES` values
+        counting YAML aliases at their expanded size, :data:`MAX_SPEC_DEPTH` levels of nesting) before anything
+        validates or expands it; a file past them, or not text, or not parseable is one ``<file>`` error."""
         path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix not in (".yaml", ".yml", ".toml"):
+            raise SpecError([("<file>", f"spec files must end in .yaml, .yml or .toml, got {path.name!r}")], str(path))
         try:
-            text = path.read_text()
+            with path.open("rb") as fh:
+                raw = fh.read(MAX_SPEC_BYTES + 1)
         except OSError as exc:
             raise SpecError([("<file>", f"cannot read {path}: {exc.strerror}")], str(path)) from None
-        suffix = path.suffix.lower()
         try:
-            if suffix in (".yaml", ".yml"):
-                data = yaml.safe_load(text)
-            elif suffix == ".toml":
+            if len(raw) > MAX_SPEC_BYTES:
+                raise _SpecFileError(f"larger than {MAX_SPEC_BYTES} bytes")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _SpecFileError(f"not a text file: byte {exc.start} ({raw[exc.start]:#04x}) is not UTF-8") from None
+            if suffix == ".toml":
                 data = tomllib.loads(text)
+                _check_extent(data, _data_children)
             else:
-                raise SpecError([("<file>", f"spec files must end in .yaml, .yml or .toml, got {path.name!r}")],
-                                str(path))
-        except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
-            raise SpecError([("<file>", f"not valid {suffix[1:].upper()}: {exc}")], str(path)) from None
+                data = _load_yaml(text)
+        except _SpecFileError as exc:
+            raise SpecError([("<file>", str(exc))], str(path)) from None
+        except RecursionError:
+            raise SpecError([("<file>", f"nested more than {MAX_SPEC_DEPTH} levels deep")], str(path)) from None
+        except (yaml.YAMLError, tomllib.TOMLDecodeError, ValueError, TypeError, OverflowError) as exc:
+            # ValueError and friends: values the parsers convert (a 5000-digit integer, a 30 February timestamp)
+            what = "TOML" if suffix == ".toml" else "YAML"
+            raise SpecError([("<file>", f"not valid {what}: {' '.join(str(exc).split())}")], str(path)) from None
         return cls.from_dict(data, source=str(path))
 
     def to_file(self, path: str | Path) -> Path:
@@ -361,6 +384,71 @@ class ExperimentSpec(_Model):
             label = ",".join(f"{k.rsplit('.', 1)[-1]}={_fmt(v)}" for k, v in zip(keys, combo))
             out.append((label, type(self).from_dict(data, check_components=False)))
         return out
+
+
+class _SpecFileError(Exception):
+    """A spec file past the limits of :meth:`ExperimentSpec.from_file`, or not text (reported as a ``<file>`` error)."""
+
+
+def _check_extent(root, children) -> None:
+    """Refuse a document of more than ``MAX_SPEC_VALUES`` values or ``MAX_SPEC_DEPTH`` levels, walked without
+    recursion and counting shared (aliased) subtrees once per reference -- so at most MAX_SPEC_VALUES steps however
+    far the aliases would expand, and a recursive alias is refused as too deep."""
+    stack, count = [(root, 1)], 1
+    while stack:
+        node, depth = stack.pop()
+        kids = list(children(node))
+        if kids and depth >= MAX_SPEC_DEPTH:
+            raise _SpecFileError(f"nested more than {MAX_SPEC_DEPTH} levels deep")
+        count += len(kids)
+        if count > MAX_SPEC_VALUES:
+            raise _SpecFileError(f"more than {MAX_SPEC_VALUES} values (YAML aliases count at their expanded size)")
+        stack.extend((k, depth + 1) for k in kids)
+
+
+def _data_children(value) -> list:
+    if isinstance(value, dict):
+        return [*value.keys(), *value.values()]
+    return value if isinstance(value, list) else []
+
+
+def _yaml_children(node) -> list:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return node.value if isinstance(node, yaml.SequenceNode) else []
+
+
+class _SpecLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing nesting deeper than ``MAX_SPEC_DEPTH`` while it composes (recursively: a
+    deeply nested flow sequence would otherwise end in RecursionError)."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_SPEC_DEPTH:
+                raise _SpecFileError(f"nested more than {MAX_SPEC_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load(text)`` within the spec limits: the node graph (where an alias is one node however much it
+    stands for) is composed and measured before it is constructed -- constructing merge keys (``<<: *a``) already
+    copies what aliases stand for."""
+    loader = _SpecLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_extent(node, _yaml_children)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def load_spec(path_or_dict) -> ExperimentSpec:

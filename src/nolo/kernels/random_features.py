@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nolo._validation import check_array, check_int, check_scalar, check_seed
+from nolo._validation import check_array, check_int, check_scalar, check_seed, check_sparse
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.random import as_generator, spawn
 
@@ -40,16 +40,11 @@ def median_sq_distance(X, n_pairs: int = 2000, seed=0) -> float:
 
 
 def _rows(X, name: str):
-    """``X`` as a 2-D float64 array or a CSR matrix with finite entries."""
+    """``X`` as a 2-D float64 array or a CSR matrix with finite entries and indices in range (:func:`check_sparse`)."""
     import scipy.sparse as sp
 
     if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ParameterError(f"{name} must be 2-D, got shape {X.shape}")
-        if not np.all(np.isfinite(X.data)):
-            raise ParameterError(f"{name} must contain only finite values (no NaN or inf)")
-        return X
+        return check_sparse(X, name, np.float64)
     return check_array(X, name, ndim=2)
 
 

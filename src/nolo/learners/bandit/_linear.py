@@ -109,14 +109,20 @@ class LinearMulticlassMixin:
         rows, n, _ = self._rows_X(X, dtype)
         return rows, n
 
+    def _check_csr(self, X, dtype) -> sp.csr_matrix:
+        """A sparse ``X`` checked (:func:`.environment.canonical_csr`) and in canonical form, with the learner's
+        number of features once it has one."""
+        X = canonical_csr(X, dtype)
+        d = getattr(self, "n_features_in_", None)
+        if d is not None and X.shape[1] != d:
+            raise ParameterError(f"X must have {d} features per row, got {X.shape[1]}")
+        return X
+
     def _rows_X(self, X, dtype=np.float64):
         """(rows, number of rows, the checked X they view): see :meth:`_rows`."""
         if sp.issparse(X):
-            X = canonical_csr(X, dtype)
-            d = getattr(self, "n_features_in_", None)
-            if d is not None and X.shape[1] != d:
-                raise ParameterError(f"X must have {d} features per row, got {X.shape[1]}")
-            if not np.all(np.isfinite(X.data)):
+            X = self._check_csr(X, dtype)
+            if not np.all(np.isfinite(X.data)):  # finite values the cast to float32 made inf
                 raise ParameterError("X must contain only finite values (no NaN or inf)")
             return _stream.csr_rows(X), X.shape[0], X
         X = np.ascontiguousarray(self._check_X(X), dtype=dtype)
@@ -234,7 +240,7 @@ class LinearMulticlassMixin:
         """Scores W x of each row of X, shape (n, K)."""
         self._require_initialized("decision_function")
         if sp.issparse(X):
-            return np.asarray(sp.csr_matrix(X) @ self.W_.T)
+            return np.asarray(self._check_csr(X, None) @ self.W_.T)
         return self._check_X(X) @ self.W_.T
 
     def action_probabilities(self, X) -> np.ndarray:
@@ -256,9 +262,7 @@ class LinearMulticlassMixin:
         """Greedy labels argmax_r w_r . x (ties to the smallest label); never changes state."""
         self._require_initialized()
         if sp.issparse(X):
-            X = canonical_csr(X, self.W_.dtype)
-            if X.shape[1] != self.n_features_in_:
-                raise ParameterError(f"X must have {self.n_features_in_} features per row, got {X.shape[1]}")
+            X = self._check_csr(X, self.W_.dtype)
             check_representable(X, self.dtype, "X")
             out = np.empty(X.shape[0], dtype=np.int64)
             _predict.predict_csr(self.W_.T, X.indptr, X.indices, X.data, out)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from nolo._validation import check_array, check_choice, check_flip_rates, check_int
+from nolo._validation import check_array, check_choice, check_flip_rates, check_int, check_sparse
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.bandit import _stream
 from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
@@ -88,8 +88,10 @@ def canonical_csr(X, dtype=None) -> sp.csr_matrix:
     A row's non-zeros are then exactly those the dense loop gathers, in the same order, so the two
     representations give the same scores bit for bit (the scores pair non-zeros by position).  The
     caller's matrix is never modified: it is copied when it needs sorting or has explicit zeros.
+    A sparse ``X`` is the user's: its arrays are checked first (:func:`nolo._validation.check_sparse`, a
+    ParameterError naming X), since the compiled loops index with them unchecked.
     """
-    X = sp.csr_matrix(X, dtype=dtype)
+    X = check_sparse(X, "X", dtype) if sp.issparse(X) else sp.csr_matrix(X, dtype=dtype)
     if not X.has_sorted_indices or np.any(X.data == 0):
         X = X.copy()
         X.eliminate_zeros()
