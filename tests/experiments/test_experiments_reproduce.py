@@ -253,6 +253,16 @@ def test_report_html_renders_the_figures_in_headless_chromium(reproduced, tmp_pa
     assert not math.isclose(shot.std(), 0.0)
 
 
+def test_fmt_number_prints_integral_values_as_integers():
+    from nolo.experiments.report import fmt_number
+
+    assert [fmt_number(v) for v in (10000.0, 1e5, 2.0, -2500.0, 0, 0.0, np.int64(12345), np.float64(3e6))] == \
+        ["10,000", "100,000", "2", "-2,500", "0", "0", "12,345", "3,000,000"]
+    assert [fmt_number(v) for v in (0.377, 0.05717, 257.6, 1234.6, 12345.6, 123456.7, 1e-4, 0.001)] == \
+        ["0.377", "0.05717", "257.6", "1,235", "1.235e+04", "1.235e+05", "1.000e-04", "0.001"]
+    assert [fmt_number(v) for v in (None, float("nan"), float("inf"), 1e15)] == ["n/a", "n/a", "n/a", "1.000e+15"]
+
+
 # -- verdicts by scale, the summary, byte-reproducible summaries ------------------------------------
 def test_claims_are_decided_at_their_scale():
     figs = {"gap": 0.3, "n": 1.0}

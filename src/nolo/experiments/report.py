@@ -101,14 +101,22 @@ def skipped_from_notes(notes: str) -> dict[str, str]:
 
 
 def fmt_number(v: float) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+    """A number as the reports print it: ``n/a`` for None, NaN and infinities; an integral value as an integer
+    with thousands separators (``10000.0`` -> ``10,000``, below 10^15); anything else to four significant
+    digits (``0.01717``, ``257.6``, ``1,235``), in scientific notation (``1.235e+05``, ``5.000e-04``) below
+    10^-3 and where four digits do not reach the units."""
+    if v is None or not math.isfinite(v):
         return "n/a"
     if v == 0:
         return "0"
     a = abs(v)
-    if a >= 1e5 or a < 1e-3:
-        return f"{v:.3e}"
-    return f"{v:.4g}"
+    if a < _INT_LIMIT and float(v).is_integer():
+        return f"{int(v):,}"
+    text = f"{v:,.4g}"
+    return f"{v:.3e}" if a < 1e-3 or "e" in text else text
+
+
+_INT_LIMIT = 1e15  # integral values below this print in full (every digit exact in a float)
 
 
 def _num(v: float):
