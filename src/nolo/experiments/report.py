@@ -8,12 +8,19 @@ byte-identical files; the timings (seconds per experiment, runs reused and
 computed, wall-clock figures such as ``seconds_nrest``) go to
 ``timings.json``.
 
-The report opens with the console summary and one plain-language paragraph
-per paper (``templates/papers.yaml``), then per experiment its claims (a
-dataset x setting grid when the claims are keyed that way), the paper's
-numbers beside ours, figures, tables and plots.  Pages are rendered from
-Jinja2 templates (``templates/report.*.j2``); docstrings are reStructuredText,
-rendered with docutils.
+``report.html`` opens with a contents list (one link per experiment, with its
+claims held / failed / deferred), the summary as a table (each row linking to
+its experiment's section, then the failed claims grouped by cause) and one
+plain-language paragraph per paper (``templates/papers.yaml``).  Per
+experiment come its claims (a dataset x setting grid when the claims are keyed
+that way), the paper's numbers beside ours, the plots, and then the named
+figures and data tables folded in ``<details>`` elements, so the page is as
+long as the claims and the plots.  A cell written as Markdown bold (``**x**``,
+the best cell of a grid) is bold in HTML; numbers are printed by
+:func:`fmt_number`.  ``report.md`` has the console summary and the same
+sections unfolded.  Pages are rendered from Jinja2 templates
+(``templates/report.*.j2``); docstrings are reStructuredText, rendered with
+docutils.
 """
 
 from __future__ import annotations
@@ -101,14 +108,22 @@ def skipped_from_notes(notes: str) -> dict[str, str]:
 
 
 def fmt_number(v: float) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+    """A number as the reports print it: ``n/a`` for None, NaN and infinities; an integral value as an integer
+    with thousands separators (``10000.0`` -> ``10,000``, below 10^15); anything else to four significant
+    digits (``0.01717``, ``257.6``, ``1,235``), in scientific notation (``1.235e+05``, ``5.000e-04``) below
+    10^-3 and where four digits do not reach the units."""
+    if v is None or not math.isfinite(v):
         return "n/a"
     if v == 0:
         return "0"
     a = abs(v)
-    if a >= 1e5 or a < 1e-3:
-        return f"{v:.3e}"
-    return f"{v:.4g}"
+    if a < _INT_LIMIT and float(v).is_integer():
+        return f"{int(v):,}"
+    text = f"{v:,.4g}"
+    return f"{v:.3e}" if a < 1e-3 or "e" in text else text
+
+
+_INT_LIMIT = 1e15  # integral values below this print in full (every digit exact in a float)
 
 
 def _num(v: float):
@@ -196,6 +211,52 @@ def _causes(outcomes) -> "OrderedDict[str, list[tuple[str, str]]]":
     return groups
 
 
+def _skipped(outcomes) -> "OrderedDict[str, str]":
+    """Datasets skipped by any experiment (files absent), with the first reason given."""
+    skipped: OrderedDict[str, str] = OrderedDict()
+    for o in outcomes:
+        for name, reason in o.skipped.items():
+            skipped.setdefault(name, reason)
+    return skipped
+
+
+def _totals_line(outcomes, quick: bool) -> str:
+    """Claims held / failed / deferred over all experiments, and the runs reused, computed and failed."""
+    failed_runs = sum(len(o.runs_failed) for o in outcomes)
+    reused = sum(o.runs_reused for o in outcomes)
+    computed = sum(o.runs_computed for o in outcomes)
+    runs = f"{reused} runs reused, {computed} computed" + (f", {failed_runs} failed" if failed_runs else "")
+    n = {s: sum(o.count(s) for o in outcomes) for s in STATUSES}
+    return (f"{n['holds']} claims hold, {n['fails']} fail, {n['not_at_this_scale']} not decidable at "
+            f"{scale_label(outcomes, quick)}; {runs}")
+
+
+def _anchor(experiment: Experiment) -> str:
+    """The id of an experiment's section in ``report.html``: ``paper-id`` (``demo-noisy-regression``)."""
+    return f"{experiment.paper}-{experiment.id}"
+
+
+def _summary_table(outcomes: list[ExperimentOutcome], quick: bool) -> dict:
+    """The report's summary as data: one row per experiment (its anchor, claims held / failed / deferred,
+    seconds, or the last line of its error), the failed claims grouped by cause (each with the experiments
+    it concerns), skipped datasets, experiments that raised, and the totals line."""
+    rows = []
+    for o in outcomes:
+        err = None
+        if o.error:
+            err = o.error.strip().splitlines()[-1] if o.error.strip() else "error"
+        rows.append({"key": o.experiment.key, "anchor": _anchor(o.experiment), "title": o.experiment.title,
+                     "held": o.count("holds"), "failed": o.count("fails"),
+                     "deferred": o.count("not_at_this_scale"), "seconds": f"{o.seconds:.1f}", "error": err})
+    anchors = {o.experiment.key: _anchor(o.experiment) for o in outcomes}
+    causes = [{"why": why, "count": len(items),
+               "experiments": [(k, anchors[k]) for k in sorted({k for k, _ in items})]}
+              for why, items in _causes(outcomes).items()]
+    return {"rows": rows, "causes": causes, "skipped": list(_skipped(outcomes).items()),
+            "errors": [(o.experiment.key, anchors[o.experiment.key]) for o in outcomes if o.error],
+            "totals": _totals_line(outcomes, quick)}
+
+
 def console_summary(outcomes: list[ExperimentOutcome], quick: bool, out: Path | None = None,
                     max_causes: int = 5, not_run: dict[str, str] | None = None) -> list[str]:
     """The few lines ``nolo reproduce`` prints: one per experiment, failures grouped by cause, skipped
@@ -218,10 +279,7 @@ def console_summary(outcomes: list[ExperimentOutcome], quick: bool, out: Path | 
             lines.append(f"  {len(items)} x {why} ({', '.join(exps)})")
         if len(causes) > max_causes:
             lines.append(f"  ... {len(causes) - max_causes} more causes: see the report")
-    skipped: OrderedDict[str, str] = OrderedDict()
-    for o in outcomes:
-        for name, reason in o.skipped.items():
-            skipped.setdefault(name, reason)
+    skipped = _skipped(outcomes)
     if skipped:
         lines.append("skipped datasets (files absent; --data-dir DIR or NOLO_DATA_DIR): "
                      + "; ".join(f"{n}" for n in skipped))
@@ -230,13 +288,7 @@ def console_summary(outcomes: list[ExperimentOutcome], quick: bool, out: Path | 
     errors = [o.experiment.key for o in outcomes if o.error]
     if errors:
         lines.append(f"experiments that raised (traceback in the report): {', '.join(errors)}")
-    failed_runs = sum(len(o.runs_failed) for o in outcomes)
-    reused = sum(o.runs_reused for o in outcomes)
-    computed = sum(o.runs_computed for o in outcomes)
-    runs = f"{reused} runs reused, {computed} computed" + (f", {failed_runs} failed" if failed_runs else "")
-    n = {s: sum(o.count(s) for o in outcomes) for s in STATUSES}
-    lines.append(f"{n['holds']} claims hold, {n['fails']} fail, {n['not_at_this_scale']} not decidable at "
-                 f"{scale_label(outcomes, quick)}; {runs}")
+    lines.append(_totals_line(outcomes, quick))
     if out is not None:
         lines.append(f"report: {Path(out) / 'report.html'} (also report.md, summary.json)")
     return lines
@@ -375,6 +427,26 @@ def rst_to_markdown(text: str) -> str:
 
 
 # -- pages -----------------------------------------------------------------------------------------------
+_MD_BOLD_RE = re.compile(r"\*\*(\S(?:[^*]*\S)?)\*\*")
+_NUMBER_RE = re.compile(r"(\*\*)?(?:[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|n/a)(?(1)\*\*)")
+
+
+def _is_number(value) -> bool:
+    """Whether a table cell is one number as :func:`fmt_number` prints it (bold or not): such a cell is
+    right-aligned and never broken across lines."""
+    return bool(_NUMBER_RE.fullmatch(str(value)))
+
+
+def _html_cell(value):
+    """A table cell for ``report.html``: a cell written as Markdown bold, ``**x**`` (the best cell of a
+    grid), becomes ``<b>x</b>``; anything else, and ``x`` itself, is escaped."""
+    from markupsafe import Markup, escape
+
+    text = str(value)
+    m = _MD_BOLD_RE.fullmatch(text)
+    return Markup("<b>%s</b>") % m.group(1) if m else escape(text)
+
+
 @lru_cache(maxsize=1)
 def _env():
     import jinja2
@@ -384,7 +456,17 @@ def _env():
         keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["md"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
     env.filters["rst_md"] = rst_to_markdown
+    env.filters["cell"] = _html_cell
+    env.tests["number"] = _is_number
     return env
+
+
+def _png_size(data: bytes) -> dict:
+    """``{"width": w, "height": h}`` from a PNG's header (so the page lays out before the image decodes);
+    empty for anything else."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and len(data) >= 24:
+        return {"width": int.from_bytes(data[16:20], "big"), "height": int.from_bytes(data[20:24], "big")}
+    return {}
 
 
 def _context(outcomes, quick, path: Path, embed: bool) -> dict:
@@ -398,22 +480,28 @@ def _context(outcomes, quick, path: Path, embed: bool) -> dict:
             p = Path(p)
             item = {"stem": p.stem, "rel": os.path.relpath(p, path.parent)}
             if embed and p.is_file():
-                item["data"] = base64.b64encode(p.read_bytes()).decode("ascii")
+                data = p.read_bytes()
+                item["data"] = base64.b64encode(data).decode("ascii")
+                item.update(_png_size(data))
             plots.append(item)
-        tables = [{"name": name, "header": _frame_rows(df)[0], "rows": _frame_rows(df)[1]}
-                  for name, df in o.result.tables.items()]
+        tables = []
+        for name, df in o.result.tables.items():
+            header, rows = _frame_rows(df)
+            tables.append({"name": name, "header": header, "rows": rows, "total_rows": len(df)})
         ch, cr = _claim_rows(o)
         ph, pr = _paper_rows(o)
         exps.append({
             "paper": e.paper, "id": e.id, "key": e.key, "title": e.title, "description": e.description,
+            "anchor": _anchor(e), "held": o.count("holds"), "failed": o.count("fails"),
+            "deferred": o.count("not_at_this_scale"),
             "description_html": Markup(rst_to_html(e.description)) if embed else "", "error": o.error,
             "claims_header": ch, "claims": cr, "grid": claim_grid(o), "paper_header": ph, "paper_rows": pr,
             "figures": [[k, fmt_number(f.value), f.unit] for k, f in o.result.figures.items()],
             "tables": tables, "plots": plots, "notes": o.result.notes, "skipped": o.skipped,
         })
     return {"version": __version__, "quick": quick, "summary": console_summary(outcomes, quick),
-            "papers": paper_paragraphs(outcomes, quick), "experiments": exps,
-            "symbols": _SYMBOL}
+            "summary_table": _summary_table(outcomes, quick), "papers": paper_paragraphs(outcomes, quick),
+            "experiments": exps, "symbols": _SYMBOL}
 
 
 def write_markdown(path: str | os.PathLike, outcomes: list[ExperimentOutcome], quick: bool) -> Path:
