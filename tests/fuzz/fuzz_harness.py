@@ -126,7 +126,8 @@ def bad_arrays(draw, shape: tuple[int, ...], good: np.ndarray | None = None, bat
         return Bad(big[..., 0], "non-contiguous view", False)
     if kind == "sparse":
         m = base if base.ndim == 2 else base.reshape(1, -1)
-        return Bad(sp.csr_matrix(m), "scipy CSR", not batch and base.ndim != 2)
+        # a (1, d) sparse row is one context the bandit learners' act/learn take; others may refuse it
+        return Bad(sp.csr_matrix(m), "scipy CSR", False)
     if kind == "list":
         return Bad(base.tolist(), "nested list", False)
     return Bad([[1.0, 2.0], [3.0]], "ragged list", True)

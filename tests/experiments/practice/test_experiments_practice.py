@@ -1,4 +1,4 @@
-"""The practitioners' experiment (practice/eiv): registration, task functions and claim figures at tiny scale."""
+"""The practitioners' experiments (practice/eiv first): registration, task functions and claim figures at tiny scale."""
 
 import math
 
@@ -12,7 +12,7 @@ from nolo.experiments.registry import PAPERS, get_experiments, load_experiment_m
 def test_registered_under_paper_practice():
     assert "practice" in PAPERS
     load_experiment_modules()
-    assert [e.id for e in get_experiments("practice")] == ["eiv"]
+    assert [e.id for e in get_experiments("practice")] == ["eiv", "eiv-inference", "offline"]
     assert "practice/eiv" in {e.key for e in get_experiments("all")}
 
 
