@@ -44,14 +44,6 @@ def to_items(X, y=None, groups=None):
     return items, item_targets(target_vector(y), R)
 
 
-def _pooled(items) -> np.ndarray | None:
-    dof = sum(a.shape[0] - 1 for a in items)
-    if dof <= 0:
-        return None
-    acc = sum((a - a.mean(axis=0)).T @ (a - a.mean(axis=0)) for a in items if a.shape[0] > 1)
-    return acc / dof
-
-
 def corrected_risk(estimator, X, y, groups=None) -> float:
     """The unbiased estimate of ``estimator``'s clean-input mean squared error on held-out readings (module
     docstring).  ``X``: readings in any layout the estimators take; ``y``: targets per item (or per row of a long
@@ -65,10 +57,12 @@ def corrected_risk(estimator, X, y, groups=None) -> float:
         raise ParameterError(f"X has {means.shape[1]} features, but the estimator has {w.shape[0]} coefficients")
     noise = getattr(estimator, "noise_cov", "estimate")
     if isinstance(noise, str) or noise is None:
-        S = _pooled(R.items())
-        if S is None:
+        from nolo.batch.eiv import _pooled_covariance
+
+        if int(np.max(R.counts)) < 2:
             raise ParameterError("the held-out items all have one reading: the corrected risk needs an item with two "
                                  "or more readings (or an estimator with a known noise_cov)")
+        S = _pooled_covariance(R.items())
     else:
         from nolo.kernels.surrogate import check_noise_covariance
 
