@@ -245,3 +245,4 @@ def test_default_learner_is_autocb_with_its_defaults():
 def test_bad_parameters_are_named(params, match):
     with pytest.raises(ParameterError, match=match):
         AutoCB(n_classes=3, **params).initialize(4)
+

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from nolo._validation import check_choice, check_int, check_scalar
 from nolo.exceptions import PersistenceError, NumericalError, ParameterError
@@ -30,6 +31,26 @@ from nolo.learners.base import BanditLearner
 DTYPES = ("float64", "float32")
 _NO_LOG = np.zeros(0, dtype=np.int64)
 _NO_PROP = np.zeros(0)
+
+
+@njit(cache=True, nogil=True)
+def _finite(a) -> bool:
+    for v in a.flat:
+        if not np.isfinite(v):
+            return False
+    return True
+
+
+def _all_finite(arrays) -> bool:
+    """True when every array holds only finite values: max and min propagate NaN and show inf (two reductions, no
+    temporary array)."""
+    return all(np.isfinite(a.max()) and np.isfinite(a.min()) for a in arrays if a.size)
+
+
+def _entries_finite(entries) -> bool:
+    """As :func:`_all_finite` for the few small entries one round writes: one compiled pass each (a numpy
+    reduction's call overhead dominates on arrays this small)."""
+    return all(_finite(a) for a in entries if a.size and a.dtype.kind == "f")
 
 
 def _record_arrays(state: tuple) -> list:
@@ -165,20 +186,33 @@ class LinearMulticlassMixin:
     def _state_finite(self, state: tuple) -> bool:
         """True when W_ and every array of the record hold only finite values (inf/NaN are sticky in every
         rule's arithmetic, so one check per call catches a non-finite value written at any round)."""
-        # max and min propagate NaN and show inf: two reductions, no temporary array
-        return all(np.isfinite(a.max()) and np.isfinite(a.min()) for a in (self.W_, *_record_arrays(state))
-                   if a.size)
+        return _all_finite([self.W_, *_record_arrays(state)])
+
+    def _round_record(self):
+        """The state record of one ``act``/``learn`` call: :meth:`_state_record` (built afresh; a learner whose record
+        is costly to build next to one round may reuse it while its state attributes are the same objects)."""
+        return self._state_record()
+
+    def _round_writes(self, idx: np.ndarray, val: np.ndarray, nnz: int, played: int) -> list | None:
+        """``(array, index)`` pairs covering every entry of the persistent state that one ``learn`` round of the row
+        (non-zeros ``idx/val[:nnz]``) playing ``played`` may write, for a learner whose round touches a small part of
+        a large state: the all-or-nothing round then saves and checks only those entries.  None (the default): the
+        round may write anywhere, and ``W_`` and every array of the record are saved and checked."""
+        return None
 
     def _learn_round(self, x: np.ndarray, y: int, played: int, feedback: int) -> None:
         """One round's compiled update; all-or-nothing (a non-finite write is undone and raises)."""
         idx, val, nnz = self._round_rows(x)
-        state = self._state_record()
-        arrays = [self.W_] + _record_arrays(state)
-        saved = [a.copy(order="K") for a in arrays]
+        state = self._round_record()
+        writes = self._round_writes(idx, val, nnz, played)
+        finite = _entries_finite
+        if writes is None:
+            writes, finite = [(a, Ellipsis) for a in (self.W_, *_record_arrays(state))], _all_finite
+        saved = [a[i].copy() for a, i in writes]
         ok, _ = _stream.learn_round(state, self.W_.T, idx, val, nnz, y, played, feedback)
-        if not (ok and self._state_finite(state)):
-            for a, s in zip(arrays, saved):
-                a[...] = s
+        if not (ok and finite([a[i] for a, i in writes])):
+            for (a, i), s in zip(writes, saved):
+                a[i] = s
             raise NumericalError(f"{type(self).__name__}: the update would write a non-finite value "
                                  "(inf or NaN); state unchanged")
 
@@ -294,7 +328,7 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
             raise ParameterError(f"return_probability must be True or False, got {return_probability!r}")
         self._ensure_initialized(x.shape[0])
         idx, val, nnz = self._round_rows(x)
-        state = self._state_record()
+        state = self._round_record()
         if return_probability and not _stream.has_probs(state):
             raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
                                       "propensities are unknown (docs/bandit-core.md)")

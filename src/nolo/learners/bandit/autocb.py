@@ -226,6 +226,13 @@ def memory_add(mem, key, slot, bit):
     mem.tot[slot] += bit
 
 
+@njit(cache=True, nogil=True)
+def memory_probe_start(idx, val, nnz, k, capacity):
+    """The first entry :func:`memory_add` probes for label ``k`` of the row (non-zeros ``idx/val[:nnz]``); it writes
+    only within the ``_PROBES`` entries from there (wrapping), which is what a round's undo must save."""
+    return _key(row_hash(idx, val, 0, nnz), k) & np.int64(capacity - 1)
+
+
 # ---------------------------------------------------------------------------------------------
 # the candidates' predictions (the core's ``adjust``)
 # ---------------------------------------------------------------------------------------------
@@ -973,6 +980,49 @@ class AutoCB(OneBitBanditLearner):
                            float(self.confidence), float(self.rate_first), self.rate_block_, dense, self._oracle_record(), np.arange(dn, dtype=np.int64),
                            np.zeros(dn), np.zeros(dn), np.zeros(dn, dtype=np.int64), np.zeros(dn), norm, kern, mem, self.candidate_losses_,
                            float(self.select_window), np.zeros((3, K)), np.zeros(1, dtype=np.int64))
+
+    def _round_record(self) -> AutoCBState:
+        """:meth:`_state_record`, reused while every attribute but ``t_`` is the same object as when it was built
+        (building it costs more than a round).  Its scratch arrays are written before they are read by every compiled
+        call, as in the stream loop, which reuses one record for a whole segment; ``clock`` is set to ``t_``."""
+        attrs = vars(self)
+        keys = tuple(attrs)
+        ids = list(map(id, attrs.values()))
+        cache = attrs.get("_round_cache")
+        if cache is not None and cache[0] == keys:
+            for i in cache[3]:  # the positions of t_ and of the cache itself
+                ids[i] = 0
+        if cache is None or cache[0] != keys or cache[1] != ids:
+            self._round_cache = None
+            keys = tuple(attrs)
+            skip = (keys.index("t_"), keys.index("_round_cache"))
+            ids = list(map(id, attrs.values()))
+            for i in skip:
+                ids[i] = 0
+            # the attributes are kept alive with their ids, so that an id is never reused by another object
+            cache = self._round_cache = (keys, ids, self._state_record(), skip, list(attrs.values()))
+        record = cache[2]
+        record.clock[0] = self.t_
+        return record
+
+    def _round_writes(self, idx, val, nnz, played):
+        """What one round of :func:`autocb_update` writes, in the dense regime with the ridge oracle (the default
+        below 257 features): the played label's ridge inverse and weights in both oracles, the memory's probe window
+        for (row, label), and the small arrays (normaliser moments, losses, rate estimate).  The rounds that
+        re-express the state (a doubling of the normaliser's count) or build the kernel (the first ``n_landmarks``
+        rounds), and the other regimes, may write anywhere: None."""
+        dense, oracle, _ = self._regime(int(self.n_features_in_))
+        if (not dense or oracle != "ridge" or self.kernel_on_[0] == 0.0
+                or self.norm_count_[0] + 1.0 >= self.norm_count_[1]):
+            return None
+        C = self.memory_keys_.shape[0]
+        window = (int(memory_probe_start(idx, val, nnz, played, C)) + np.arange(_PROBES)) & (C - 1)
+        writes = [(self.W_, played), (self.P_, played), (self.memory_keys_, window), (self.memory_cnt_, window),
+                  (self.memory_tot_, window)]
+        if self.kernel_on_[0] > 0.0:
+            writes += [(self.kernel_P_, played), (self.kernel_W_, (slice(None), played))]
+        small = (self.norm_stats_, self.norm_count_, self.candidate_losses_, self.est_, self.hist_, self.rate_block_)
+        return writes + [(a, Ellipsis) for a in small]
 
     def _check_state(self) -> None:
         """A loaded state must be one the compiled code can run: rates in [0, 1) summing below 1, the rate block

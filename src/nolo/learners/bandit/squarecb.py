@@ -418,6 +418,14 @@ class SquareCB(OneBitBanditLearner):
                                  O.fdson_buffer(int(self.sketch_size), self.W_.shape[1]))
         return O.OGDOracle(self.G_, self.S_, self.N_, self.n_, O.ogd_buffer(self.W_.shape[1]), float(self.eta))
 
+    def _round_writes(self, idx, val, nnz, played):
+        """What one round of :func:`squarecb_update` (FastCB's and LinUCB's too) writes with the ridge oracle: the
+        played label's inverse and weights, and the rate estimate's arrays.  The other oracles keep per-feature
+        state shared by the labels: None (the whole state is saved)."""
+        if self.oracle != "ridge":
+            return None
+        return [(self.W_, played), (self.P_, played), (self.est_, Ellipsis), (self.hist_, Ellipsis)]
+
     def _state_record(self) -> SquareCBState:
         return SquareCBState(float(self.gamma_scale), float(self.gamma_exponent), _MODE[self.correction],
                              float(self.rho0), float(self.rho1), bool(self.estimate_rates), float(self.rate_every),

@@ -1,0 +1,81 @@
+"""The first call: how long a new process takes to give its first answer, with numba's cache empty (cold: every
+compiled loop the call needs is compiled) and then filled by that first process (warm: loaded from the cache).
+
+Each case runs in a fresh Python process whose ``NUMBA_CACHE_DIR`` is a new temporary directory (cold), then in a
+second process on the same directory (warm).  Times include starting Python and importing nolo.
+
+* ``act+learn``: ``default_learner(10)`` on digits, 200 rounds of ``act`` then ``learn``.
+* ``run_stream``: ``default_learner(10, 0.1, 0.1)`` on digits, 2,000 rounds in the compiled loop.
+* ``FastCB run_stream``: the README's FastCB example shape (digits, 2,000 rounds).
+
+Usage::
+
+    python benchmarks/bench_first_call.py [--cases act+learn,run_stream]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import nolo
+
+PRELUDE = """
+import numpy as np
+from sklearn.datasets import load_digits
+X, y = load_digits(return_X_y=True)
+X = X / np.linalg.norm(X, axis=1, keepdims=True)
+"""
+
+CASES = {
+    "act+learn": PRELUDE + """
+from nolo.learners.bandit import default_learner
+m = default_learner(10, seed=0)
+g = np.random.default_rng(0)
+for i in g.integers(len(X), size=200):
+    a = m.act(X[i])
+    m.learn(X[i], a, int(a == y[i]))
+""",
+    "run_stream": PRELUDE + """
+from nolo.learners.bandit import default_learner, run_stream
+run_stream(default_learner(10, 0.1, 0.1, seed=0), X, y, 2000, 0.1, 0.1, seed=1)
+""",
+    "FastCB run_stream": PRELUDE + """
+from nolo.learners.bandit import FastCB, run_stream
+run_stream(FastCB(n_classes=10, rho0=0.1, rho1=0.1, seed=0), X, y, 2000, 0.1, 0.1, seed=1)
+""",
+}
+
+
+def timed(code: str, cache_dir: str) -> float:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    return time.perf_counter() - t0
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", default=",".join(CASES), help="comma-separated, of: " + ", ".join(CASES))
+    args = ap.parse_args(argv)
+    names = [c.strip() for c in args.cases.split(",") if c.strip()]
+    unknown = [c for c in names if c not in CASES]
+    if unknown:
+        ap.error(f"unknown case(s) {unknown}; choose from {list(CASES)}")
+    print(f"nolo {nolo.__version__}, Python {platform.python_version()}, {os.cpu_count()} cores, "
+          f"1-min load {os.getloadavg()[0]:.1f}")
+    print(f"{'case':20s} {'cold s':>8s} {'warm s':>8s}")
+    for name in names:
+        with tempfile.TemporaryDirectory() as d:
+            cold = timed(CASES[name], d)
+            warm = timed(CASES[name], d)
+        print(f"{name:20s} {cold:8.1f} {warm:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
