@@ -68,8 +68,10 @@ class EIVRegressor(LinearReadingsRegressor):
     fuller_alpha : float >= 0 or None, default None
         Fuller's small-sample guard (Fuller 1987, section 2.5.1; see
         :class:`nolo.learners.linear.BiasCompensatedRLS`): caps the correction scale at
-        ``min(1 - alpha/t, lambda_hat - (1 + alpha)/t)``.  ``t`` counts the items played, so later passes of
-        ``fit`` relax it as if there were ``t`` distinct items.
+        ``max(0, min((nu - alpha)/t, lambda_hat - (1 + alpha)/t))``, ``lambda_hat`` the smallest root of the joint
+        moments of ``(y, xbar)`` against the noise (``nu = t - 1`` with the intercept).  ``t`` counts the items
+        played, so later passes of ``fit`` relax it as if there were ``t`` distinct items.  1: nearly unbiased;
+        4: a smaller mean squared error.
     cv_folds : int >= 2 or None, default 5
         The guard against an ill-posed correction (:class:`nolo.learners.linear.BiasCompensatedRLS`): the
         correction scale capped by K-fold cross-validation of the corrected (clean-input) risk with the
@@ -190,8 +192,11 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
         is not positive definite (few items, heavy noise); None: unconstrained.
     fit_intercept : bool, default True
     fuller_alpha : float >= 0 or None, default None
-        Fuller's small-sample modification (1987, section 2.5.1; :class:`nolo.batch.CorrectedLeastSquares`):
-        the corrected moment matrix is always positive definite, so the fit never fails on an ill-posed sample.
+        Fuller's small-sample modification (1987, section 2.5.1; :class:`nolo.batch.CorrectedLeastSquares`, whose
+        module docstring states it): the correction scale from the smallest root of the joint moments of
+        ``(y, xbar)`` against the noise, with ``n - 1`` degrees of freedom when ``fit_intercept`` (the
+        standardisation centres).  The corrected moment matrix is always positive definite, so the fit never
+        fails on an ill-posed sample.  1: nearly unbiased; 4: a smaller mean squared error.
     cv_folds : int >= 2 or None, default 5
         Pick the correction scale ``g`` of ``M - g S`` in ``0, 0.05, ..., 1`` by K-fold cross-validation of the
         corrected (clean-input) risk with the one-standard-error rule (:class:`nolo.batch.CorrectedLeastSquares`):
@@ -256,8 +261,10 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
         if not isinstance(S, str):
             d = V.shape[2] if isinstance(V, np.ndarray) else V[0].shape[1]
             S = scaler.noise_cov(check_noise_covariance(S, d))
-        return CorrectedLeastSquares(noise_cov=S, radius=self.radius, fuller_alpha=self.fuller_alpha,
-                                     cv_folds=self.cv_folds), None
+        est = CorrectedLeastSquares(noise_cov=S, radius=self.radius, fuller_alpha=self.fuller_alpha,
+                                    cv_folds=self.cv_folds)
+        est._centred_outside = bool(self.fit_intercept)  # the standardisation centred X and y: n - 1 for Fuller
+        return est, None
 
     def _play(self, learner, cov, V, ys, k, order) -> float:
         learner.fit(V, ys)

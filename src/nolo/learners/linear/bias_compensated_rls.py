@@ -78,12 +78,19 @@ class BiasCompensatedRLS(NoisyInputLearner):
     ``||U w|| <= ||U^{-T} b_t|| / (1 - max_correction)`` that contains the corrected solution.
 
     **Fuller's small-sample guard** (``fuller_alpha``; Fuller 1987, section 2.5.1, the online form of
-    :class:`nolo.batch.CorrectedLeastSquares`' option): ``lambda_hat_t = 1 / rho_t`` is the smallest root of
-    ``|A_t - lambda C_t| = 0`` (the running moment matrix against the running noise correction), and the scale is
-    further capped, ``gamma_t <= min(1 - alpha_F / t, lambda_hat_t - (1 + alpha_F) / t)`` (``t`` items), Fuller's
-    ``g``.  No extra cost (``rho_t`` is tracked anyway).  With the default ``max_correction = 0.9`` the cap
-    ``0.9 lambda_hat`` is the tighter one whenever ``lambda_hat > 10 (1 + alpha_F) / t``, so Fuller's rule only
-    binds on very small samples; with ``max_correction`` close to 1 it is the guard.
+    :class:`nolo.batch.CorrectedLeastSquares`' option, whose docstring states the modification and its sources):
+    ``lambda_J = 1 / rho_J`` is the smallest root of the JOINT moments of ``(y, xbar)``,
+    ``|[[sum y^2, b_t^T], [b_t, A_t]] - lambda blockdiag(0, C_t)| = 0``, i.e. of ``|A_t - b_t b_t^T / sum y^2 -
+    lambda C_t| = 0``, and the scale is further capped, ``gamma_t <= max(0, min((nu - alpha_F) / t, lambda_J -
+    (1 + alpha_F) / t))`` (``t`` items, ``nu = t - 1`` with the intercept, ``t`` without), Fuller's ``g`` floored at
+    0 (the batch estimator allows a negative ``g``; the fixed point needs ``gamma >= 0``).  ``rho_J`` is tracked
+    by a second power vector (``power_joint_``): per sweep one generalised power step on ``(M, Q)``,
+    ``M = U^{-T} C_t U^{-1}``, ``Q = I - v v^T / sum y^2``, ``v = U^{-T} b_t`` (``Q^{-1}`` by Sherman-Morrison), and
+    its Rayleigh quotient, at least ``rho_``, a lower estimate like ``rho_`` (``rho_joint_``; ``yy_`` is
+    ``sum y^2``): ``3 p^2`` more per sweep, only with ``fuller_alpha``.  With the default
+    ``max_correction = 0.9`` the cap ``0.9 / rho_t`` is the tighter one unless ``lambda_J`` is close to 1 or below
+    -- the target nearly a function of the clean inputs, or few items; with ``max_correction`` close to 1 Fuller's
+    rule is the guard.
 
     **Cross-validated correction scale** (``cv_folds = K``, default 5; the online form of
     :class:`nolo.batch.CorrectedLeastSquares`' ``cv_folds``, the same rule): item ``t`` also adds its moments to
@@ -122,7 +129,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
     sweeps : int >= 1
         Fixed-point (and power) steps per item.
     fuller_alpha : float >= 0 or None
-        Fuller's small-sample guard (above); None: off.  1 (nearly unbiased) or 5 (smaller mean squared error)
+        Fuller's small-sample guard (above); None: off.  1 (nearly unbiased) or 4 (smaller mean squared error)
         are the classical choices.
     cv_folds : int >= 2 or None, default 5
         Folds of the cross-validated correction scale (above); None: off.
@@ -130,7 +137,9 @@ class BiasCompensatedRLS(NoisyInputLearner):
         Unused (the update is deterministic); kept for the learner contract.
 
     State: ``coef_`` (d,), ``intercept_``, ``theta_`` (coefficients with the intercept last), ``chol_``,
-    ``correction_``, ``xy_``, ``power_``, ``rho_``, ``gamma_``, ``readings_`` (readings used), ``t_`` (items);
+    ``correction_``, ``xy_``, ``power_``, ``rho_``, ``gamma_``, ``yy_`` (sum of ``y^2``), ``power_joint_``,
+    ``rho_joint_`` (Fuller's guard; ``rho_joint_`` stays 0 without it), ``readings_`` (readings used), ``t_``
+    (items);
     with ``cv_folds``: ``fold_gram_``, ``fold_correction_``, ``fold_xy_``, ``fold_count_``, ``cv_scale_``,
     ``cv_next_`` (empty folds and 1.0 without).
 
@@ -250,8 +259,11 @@ class BiasCompensatedRLS(NoisyInputLearner):
         self.xy_ = np.zeros(p)
         self.theta_ = np.zeros(p)
         self.power_ = np.full(p, 1.0 / math.sqrt(p))
+        self.power_joint_ = np.full(p, 1.0 / math.sqrt(p))
         self.rho_ = 0.0
         self.gamma_ = 1.0
+        self.yy_ = 0.0
+        self.rho_joint_ = 0.0
         K = 0 if self.cv_folds is None else int(self.cv_folds)
         self.fold_gram_ = np.zeros((K, p, p))
         self.fold_correction_ = np.zeros((K, p, p))
@@ -356,9 +368,10 @@ class BiasCompensatedRLS(NoisyInputLearner):
 
     def _play(self, R: np.ndarray, offsets: np.ndarray, yv: np.ndarray) -> None:
         d = self.n_features_in_
-        U, C, b, theta, u = (a.copy() for a in (self.chol_, self.correction_, self.xy_, self.theta_, self.power_))
+        U, C, b, theta, u, uj = (a.copy() for a in (self.chol_, self.correction_, self.xy_, self.theta_, self.power_,
+                                                    self.power_joint_))
         FG, FC, Fb, Fn = (a.copy() for a in (self.fold_gram_, self.fold_correction_, self.fold_xy_, self.fold_count_))
-        aux = np.array([self.rho_, self.gamma_])
+        aux = np.array([self.rho_, self.gamma_, self.yy_, self.rho_joint_])
         k_max = 2 if self.noise == "two_copy" else np.iinfo(np.int64).max
         K = FG.shape[0]
         gcap, nxt = float(self.cv_scale_), int(self.cv_next_)
@@ -370,7 +383,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
             status = bcrls_loop(
                 R, offsets[a:e + 1], yv[a:e], 0 if self.noise == "known" else 1, k_max, self._sigma(d),
                 bool(self.fit_intercept), float(self.max_correction), fuller, int(self.sweeps), _WARMUP * U.shape[0],
-                t, U, C, b, theta, u, aux, K, FG, FC, Fb, Fn, gcap,
+                t, U, C, b, theta, u, uj, aux, K, FG, FC, Fb, Fn, gcap,
             )
             if status < 0:
                 raise NumericalError(
@@ -385,10 +398,10 @@ class BiasCompensatedRLS(NoisyInputLearner):
                     gcap = g
                 nxt = max(t + 1, math.ceil(1.25 * t))
         used = np.minimum(np.diff(offsets), k_max)
-        self.chol_, self.correction_, self.xy_, self.theta_, self.power_ = U, C, b, theta, u
+        self.chol_, self.correction_, self.xy_, self.theta_, self.power_, self.power_joint_ = U, C, b, theta, u, uj
         self.fold_gram_, self.fold_correction_, self.fold_xy_, self.fold_count_ = FG, FC, Fb, Fn
         self.cv_scale_, self.cv_next_ = gcap, nxt
-        self.rho_, self.gamma_ = float(aux[0]), float(aux[1])
+        self.rho_, self.gamma_, self.yy_, self.rho_joint_ = (float(v) for v in aux)
         self.coef_ = theta[:d].copy()
         self.intercept_ = float(theta[d]) if self.fit_intercept else 0.0
         self.readings_ = int(self.readings_ + used.sum())
