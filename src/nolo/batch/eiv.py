@@ -415,15 +415,19 @@ def corrected_least_squares(X, y, noise_cov, radius: float | None = None, *, ful
     return _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items="raise")[0]
 
 
-def _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items: str, centred: bool = False):
+def _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items: str, centred: bool = False,
+                   scale: float | None = None):
     """``(w, g, lambda_hat or None)``; ``few_items="full"``: fewer than ``2 K`` items skip the cross-validation
     (the full correction), ``"raise"``: ParameterError.  ``centred``: the moments are about the mean (an intercept,
-    as a constant feature or centred beforehand): Fuller's degrees of freedom are ``n - 1``."""
+    as a constant feature or centred beforehand): Fuller's degrees of freedom are ``n - 1``.  ``scale``: solve
+    with this correction scale (neither Fuller's nor the cross-validated one; the bootstrap's replicates)."""
     Xb, S = average_replicates(X, noise_cov)
     yv = check_array(y, "y", shape=(Xb.shape[0],))
     n = Xb.shape[0]
     M = Xb.T @ Xb / n
     g, lam = 1.0, None
+    if scale is not None:
+        g, fuller_alpha, cv_folds = float(scale), None, None
     if fuller_alpha is not None:
         a = check_scalar(fuller_alpha, "fuller_alpha", low=0.0, high=1e6)
         lam, g = fuller_scale(M, S, n, a, b=Xb.T @ yv / n, m_yy=float(yv @ yv) / n, dof=n - int(bool(centred)))
@@ -598,6 +602,8 @@ class CorrectedLeastSquares(_BatchRegressor):
     #: set by :class:`nolo.sklearn_api.CorrectedLeastSquaresRegressor`, which centres the readings and the target
     #: itself: Fuller's degrees of freedom are then ``n - 1`` as with ``fit_intercept``
     _centred_outside = False
+    #: set by the same estimator's bootstrap: every replicate solves with the fitted correction scale
+    _fixed_scale = None
 
     def __init__(self, noise_cov="estimate", radius=None, fit_intercept=False, fuller_alpha=None, cv_folds=5):
         self.noise_cov = noise_cov
@@ -617,7 +623,7 @@ class CorrectedLeastSquares(_BatchRegressor):
         self._validate_params()
         Xa, S = with_constant_feature(X, self.noise_cov) if self.fit_intercept else (X, self.noise_cov)
         w, g, lam = _corrected_fit(Xa, y, S, self.radius, self.fuller_alpha, self.cv_folds, few_items="full",
-                                   centred=bool(self.fit_intercept) or self._centred_outside)
+                                   centred=bool(self.fit_intercept) or self._centred_outside, scale=self._fixed_scale)
         coef, intercept = (w[:-1], float(w[-1])) if self.fit_intercept else (w, 0.0)
         if lam is not None:
             self.lambda_hat_ = lam
