@@ -450,7 +450,8 @@ def _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items: s
     return np.linalg.solve(A, b), g, lam
 
 
-def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: float = 1.0) -> np.ndarray:
+def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: float = 1.0, *,
+                         pooled: bool = True) -> np.ndarray:
     """The sandwich (heteroscedasticity-robust) covariance of corrected least squares' ``(coef[, intercept])``.
 
     The estimate solves ``sum_i phi_i(theta) = 0`` with, per item ``i`` (``z_i = [xbar_i, 1]`` with an intercept),
@@ -459,11 +460,14 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
 
     ``C_i`` the item's share of the correction: ``Sigma / m_i`` for a known ``Sigma``; for ``noise_cov="estimate"``
     ``(n c / dof) D_i`` with ``D_i`` the item's within scatter, ``dof = sum_i (m_i - 1)`` and ``c = mean_i 1/m_i``
-    (so that ``sum_i C_i = n c Sigma_hat``: the estimated covariance's own sampling error enters the meat).  With
+    (so that ``sum_i C_i = n c Sigma_hat``: the estimated covariance's own sampling error enters the meat); with
+    ``pooled=False`` each item's own estimate ``D_i / (m_i (m_i - 1))`` instead (every ``m_i >= 2``: the per-item
+    correction of :class:`nolo.learners.linear.BiasCompensatedRLS`' ``noise="repeated"``).  With
     ``A = sum_i z_i z_i^T - g sum_i C_i`` and ``B`` the centred sum of ``phi_i phi_i^T``, the covariance is
     ``A^-1 B A^-T`` (the M-estimation sandwich; Fuller 1987 section 2.2, Carroll et al., *Measurement Error in
     Nonlinear Models*, 2006, appendix B.1).  ``scale`` is the correction scale ``g`` the fit used; the sandwich
-    treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).
+    treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not
+    defined (no more items than coefficients, a singular ``A``).
     """
     Xb, items = _items(X)
     n, d = Xb.shape
@@ -481,14 +485,16 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
         dof = float(np.sum(counts - 1.0))
         if dof <= 0:
             raise ParameterError("estimating the noise covariance needs an item with 2 or more readings")
-        f = n * float(np.mean(1.0 / counts)) / dof
+        if not pooled and np.min(counts) < 2:
+            raise ParameterError("each item's own noise estimate (pooled=False) needs 2 or more readings per item")
+        f = np.full(n, n * float(np.mean(1.0 / counts)) / dof) if pooled else 1.0 / (counts * (counts - 1.0))
         if isinstance(items, np.ndarray):  # equal counts: every item's scatter in one contraction
             D = items - items.mean(axis=1, keepdims=True)
-            C[:, :d, :d] = f * np.einsum("nmi,nmj->nij", D, D)
+            C[:, :d, :d] = f[:, None, None] * np.einsum("nmi,nmj->nij", D, D)
         else:
             for i, a in enumerate(items):
                 D = a - a.mean(axis=0)
-                C[i, :d, :d] = f * (D.T @ D)
+                C[i, :d, :d] = f[i] * (D.T @ D)
     else:
         S = check_noise_covariance(noise_cov, d)
         C[:, :d, :d] = S[None] / counts[:, None, None]
@@ -496,7 +502,12 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
     phi = Z * resid[:, None] + float(scale) * (C @ theta)
     phi = phi - phi.mean(axis=0)
     A = Z.T @ Z - float(scale) * C.sum(axis=0)
-    Ainv = np.linalg.inv(A)
+    if n <= p:  # no more items than coefficients: the sandwich is not defined
+        return np.full((p, p), np.nan)
+    try:
+        Ainv = np.linalg.inv(A)
+    except np.linalg.LinAlgError:
+        return np.full((p, p), np.nan)
     return Ainv @ (phi.T @ phi) @ Ainv.T
 
 

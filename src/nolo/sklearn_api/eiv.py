@@ -21,12 +21,12 @@ from nolo.exceptions import ParameterError
 from nolo.kernels.surrogate import check_noise_covariance
 from nolo.learners.linear import BiasCompensatedRLS
 from nolo.learners.linear.bias_compensated_rls import NOISE_MODES
-from nolo.sklearn_api._inputs import Readings
+from nolo.sklearn_api._inputs import Readings, item_targets, target_vector
 from nolo.sklearn_api._linear import LinearReadingsRegressor
 
 __all__ = ["EIVRegressor", "CorrectedLeastSquaresRegressor"]
 
-_MIN_READINGS = {"repeated": 2, "two_copy": 2, "known": 1}
+_MIN_READINGS = {"repeated": 2, "two_copy": 2, "known": 1, "pooled": 1}
 
 
 class _Items:
@@ -39,7 +39,80 @@ class _Items:
         return self.R.select(np.asarray(idx)).as_dense_or_items()
 
 
-class EIVRegressor(LinearReadingsRegressor):
+class _SandwichInference:
+    """What a statsmodels user expects after a fit, for both estimators: ``coef_cov_`` (the sandwich of
+    :func:`nolo.batch.eiv.corrected_covariance` at the fitted correction scale ``correction_scale_``), ``bse_``,
+    :meth:`conf_int` and :meth:`summary`."""
+
+    def _sandwich(self, X, yv, noise_cov, pooled: bool) -> None:
+        from nolo.batch.eiv import corrected_covariance
+
+        S = noise_cov if isinstance(noise_cov, str) else check_noise_covariance(noise_cov, self.n_features_in_)
+        self.coef_cov_ = corrected_covariance(X, yv, self.coef_, self.intercept_ if self.fit_intercept else None, S,
+                                              self.correction_scale_, pooled=pooled)
+        self.bse_ = np.sqrt(np.maximum(np.diag(self.coef_cov_), 0.0))
+
+    def _params(self) -> np.ndarray:
+        return np.append(self.coef_, [self.intercept_] if self.fit_intercept else [])
+
+    def _check_method(self, method: str) -> str:
+        from nolo.sklearn_api._base import check_fitted
+
+        if method not in ("sandwich", "bootstrap"):
+            raise ParameterError(f"method must be 'sandwich' or 'bootstrap', got {method!r}")
+        check_fitted(self, "coef_cov_")
+        if method == "bootstrap" and not hasattr(self, "bootstrap"):
+            raise ParameterError(f"{type(self).__name__} has no bootstrap: method must be 'sandwich' "
+                                 "(CorrectedLeastSquaresRegressor.bootstrap resamples the items)")
+        if method == "bootstrap" and not hasattr(self, "bootstrap_coefs_"):
+            raise ParameterError("method='bootstrap' needs bootstrap(X, y) after fit (the resampled fits)")
+        return method
+
+    def conf_int(self, alpha: float = 0.05, method: str = "sandwich") -> np.ndarray:
+        """``(p, 2)`` intervals of level ``1 - alpha`` for ``coef_`` (then ``intercept_``): ``method="sandwich"``
+        (default) the normal intervals of ``bse_``; ``"bootstrap"`` the percentile intervals of
+        ``bootstrap_coefs_`` (Efron & Tibshirani 1993, ch. 13; call :meth:`bootstrap` first)."""
+        from scipy import stats
+
+        method = self._check_method(method)
+        alpha = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+        if method == "bootstrap":
+            ok = self.bootstrap_coefs_[np.all(np.isfinite(self.bootstrap_coefs_), axis=1)]
+            return np.quantile(ok, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0).T
+        z = stats.norm.ppf(1.0 - alpha / 2.0)
+        theta = self._params()
+        return np.column_stack([theta - z * self.bse_, theta + z * self.bse_])
+
+    def summary(self, alpha: float = 0.05, names=None, method: str = "sandwich") -> str:
+        """A statsmodels-style table: coef, std err, z, P>|z| and the ``1 - alpha`` interval per coefficient
+        (``method``: ``"sandwich"`` or ``"bootstrap"``, as in :meth:`conf_int`; z and P>|z| from the method's
+        standard errors)."""
+        from scipy import stats
+
+        ci = self.conf_int(alpha, method)
+        bse = self.bse_ if method == "sandwich" else self.bootstrap_bse_
+        theta = self._params()
+        if names is None:
+            names = list(getattr(self, "feature_names_in_", [f"x{j}" for j in range(self.n_features_in_)]))
+        names = [str(n) for n in names] + (["intercept"] if self.fit_intercept else [])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            zval = theta / bse
+        pval = 2.0 * stats.norm.sf(np.abs(zval))
+        lo, hi = f"[{alpha / 2:.3g}", f"{1 - alpha / 2:.3g}]"
+        w = max(9, max(len(n) for n in names))
+        how = ("sandwich standard errors" if method == "sandwich" else
+               f"bootstrap over items ({self.bootstrap_coefs_.shape[0] - self.bootstrap_failed_} resamples, "
+               "percentile intervals)")
+        lines = [f"{type(self).__name__}: {self.n_items_seen_} items, correction scale {self.correction_scale_:.3g}, "
+                 + how,
+                 f"{'':<{w}} {'coef':>10} {'std err':>10} {'z':>8} {'P>|z|':>8} {lo:>10} {hi:>10}"]
+        for k, n in enumerate(names):
+            lines.append(f"{n:<{w}} {theta[k]:>10.4f} {bse[k]:>10.4f} {zval[k]:>8.3f} {pval[k]:>8.3f} "
+                         f"{ci[k, 0]:>10.4f} {ci[k, 1]:>10.4f}")
+        return "\n".join(lines)
+
+
+class EIVRegressor(_SandwichInference, LinearReadingsRegressor):
     """Online errors-in-variables linear regression from repeated noisy readings (bias-compensated RLS).
 
     The corrected normal equations ``(sum_i xbar_i xbar_i^T - C_i) w = sum_i xbar_i y_i`` (Fuller, *Measurement
@@ -49,15 +122,23 @@ class EIVRegressor(LinearReadingsRegressor):
 
     * ``noise="repeated"`` (default): the spread of the item's own readings (``m_i >= 2``; noise unknown);
     * ``noise="known"``: ``noise_cov / m_i`` (``noise_cov``: the covariance of ONE reading, in ``X``'s units);
-    * ``noise="two_copy"``: the first two readings only (CSS11 Setting 1's information).
+    * ``noise="two_copy"``: the first two readings only (CSS11 Setting 1's information);
+    * ``noise="pooled"``: the within-item spread pooled over the items with two or more readings (a running
+      estimate), so items read once count too -- unbalanced designs, as :class:`CorrectedLeastSquaresRegressor`
+      does (docs/eiv.md, section 2c); after one pass the same solution as that estimator.
 
     ``fit`` plays up to ``max_iter`` passes: each pass adds the items again, which scales both sides of the
     equations alike (so the solution they define does not change) and gives the incremental solver more sweeps;
     it stops when the coefficients move less than ``tol`` (relative).  ``partial_fit`` streams new items.
 
+    Inference after ``fit``, as :class:`CorrectedLeastSquaresRegressor`: ``coef_cov_`` (the same sandwich,
+    :func:`nolo.batch.eiv.corrected_covariance`, with each mode's per-item correction and the learner's final
+    scale ``correction_scale_``), ``bse_``, :meth:`conf_int`, :meth:`summary`.  The sandwich belongs to the data of
+    ``fit``: ``partial_fit`` removes it.
+
     Parameters
     ----------
-    noise : {"repeated", "known", "two_copy"}
+    noise : {"repeated", "known", "two_copy", "pooled"}
     noise_cov : float, (d,) or (d, d) array, or None
         ``noise="known"`` only.
     fit_intercept : bool, default True
@@ -128,6 +209,10 @@ class EIVRegressor(LinearReadingsRegressor):
     def min_copies(self) -> int:
         return _MIN_READINGS.get(self.noise, 1)
 
+    @property
+    def pooled_copies(self) -> bool:
+        return self.noise == "pooled"
+
     def _learner(self, noise_cov=None) -> BiasCompensatedRLS:
         return BiasCompensatedRLS(noise=self.noise, noise_cov=noise_cov if noise_cov is not None else self.noise_cov,
                                   fit_intercept=self.fit_intercept, alpha=self.alpha,
@@ -163,8 +248,30 @@ class EIVRegressor(LinearReadingsRegressor):
     def _coef_std(self, learner):
         return learner.coef_, learner.intercept_
 
+    def fit(self, X, y, groups=None):
+        """Fit (as :meth:`LinearReadingsRegressor.fit`), then the sandwich covariance of the coefficients on the
+        raw readings at the learner's final correction scale (``correction_scale_``, the learner's ``gamma_``)."""
+        super().fit(X, y, groups)
+        R = self._readings(X, groups)
+        self.correction_scale_ = float(self.learner_.gamma_)
+        if self.noise == "two_copy":  # the learner reads the first two readings of every item
+            X_used = R.dense[:, :2] if R.dense is not None else [a[:2] for a in R.items()]
+        else:
+            X_used = R.as_dense_or_items()
+        noise_cov = self.noise_cov if self.noise == "known" else "estimate"
+        self._sandwich(X_used, item_targets(target_vector(y), R), noise_cov, pooled=self.noise == "pooled")
+        return self
 
-class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
+    def partial_fit(self, X, y, groups=None):
+        """One pass over more items (:meth:`LinearReadingsRegressor.partial_fit`).  The sandwich covariance is a
+        property of :meth:`fit`'s data: after ``partial_fit`` it is removed (``coef_cov_``, ``bse_``)."""
+        super().partial_fit(X, y, groups)
+        for key in ("coef_cov_", "bse_", "correction_scale_"):
+            self.__dict__.pop(key, None)
+        return self
+
+
+class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor):
     """Batch errors-in-variables (corrected, method-of-moments) least squares on repeated readings.
 
     A wrapper of :class:`nolo.batch.CorrectedLeastSquares` (Fuller 1987, section 2.2) on the standardised
@@ -281,27 +388,16 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
     def fit(self, X, y, groups=None):
         """Fit (as :meth:`LinearReadingsRegressor.fit`), then the sandwich covariance of the coefficients on the
         raw readings."""
-        from nolo.batch.eiv import corrected_covariance
-        from nolo.sklearn_api._inputs import item_targets, target_vector
-
         super().fit(X, y, groups)
-        R = self._readings(X, groups)
-        yv = item_targets(target_vector(y), R)
         self.correction_scale_ = float(self.learner_.correction_scale_)
-        p = self.n_features_in_ + bool(self.fit_intercept)
         if self.radius is not None:
+            p = self.n_features_in_ + bool(self.fit_intercept)
             self.coef_cov_ = np.full((p, p), np.nan)
+            self.bse_ = np.full(p, np.nan)
         else:
-            S = self.noise_cov if isinstance(self.noise_cov, str) else check_noise_covariance(self.noise_cov,
-                                                                                                self.n_features_in_)
-            self.coef_cov_ = corrected_covariance(R.as_dense_or_items(), yv, self.coef_,
-                                                  self.intercept_ if self.fit_intercept else None, S,
-                                                  self.correction_scale_)
-        self.bse_ = np.sqrt(np.maximum(np.diag(self.coef_cov_), 0.0))
+            R = self._readings(X, groups)
+            self._sandwich(R.as_dense_or_items(), item_targets(target_vector(y), R), self.noise_cov, pooled=True)
         return self
-
-    def _params(self) -> np.ndarray:
-        return np.append(self.coef_, [self.intercept_] if self.fit_intercept else [])
 
     #: the correction scale every bootstrap replicate solves with (None: the estimator's own rule)
     _fixed_scale = None
@@ -329,7 +425,6 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
         from nolo.exceptions import NumericalError
         from nolo.random import as_generator
         from nolo.sklearn_api._base import check_fitted
-        from nolo.sklearn_api._inputs import item_targets, target_vector
 
         check_fitted(self, "coef_")
         B = check_int(n_boot, "n_boot", low=2, high=10**6)
@@ -376,59 +471,6 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
         self.bootstrap_cov_ = np.atleast_2d(np.cov(ok, rowvar=False))
         self.bootstrap_bse_ = np.sqrt(np.diag(self.bootstrap_cov_))
         return self
-
-    def _check_method(self, method: str) -> str:
-        from nolo.sklearn_api._base import check_fitted
-
-        if method not in ("sandwich", "bootstrap"):
-            raise ParameterError(f"method must be 'sandwich' or 'bootstrap', got {method!r}")
-        check_fitted(self, "coef_cov_")
-        if method == "bootstrap" and not hasattr(self, "bootstrap_coefs_"):
-            raise ParameterError("method='bootstrap' needs bootstrap(X, y) after fit (the resampled fits)")
-        return method
-
-    def conf_int(self, alpha: float = 0.05, method: str = "sandwich") -> np.ndarray:
-        """``(p, 2)`` intervals of level ``1 - alpha`` for ``coef_`` (then ``intercept_``): ``method="sandwich"``
-        (default) the normal intervals of ``bse_``; ``"bootstrap"`` the percentile intervals of
-        ``bootstrap_coefs_`` (Efron & Tibshirani 1993, ch. 13; call :meth:`bootstrap` first)."""
-        from scipy import stats
-
-        method = self._check_method(method)
-        alpha = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
-        if method == "bootstrap":
-            ok = self.bootstrap_coefs_[np.all(np.isfinite(self.bootstrap_coefs_), axis=1)]
-            return np.quantile(ok, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0).T
-        z = stats.norm.ppf(1.0 - alpha / 2.0)
-        theta = self._params()
-        return np.column_stack([theta - z * self.bse_, theta + z * self.bse_])
-
-    def summary(self, alpha: float = 0.05, names=None, method: str = "sandwich") -> str:
-        """A statsmodels-style table: coef, std err, z, P>|z| and the ``1 - alpha`` interval per coefficient
-        (``method``: ``"sandwich"`` or ``"bootstrap"``, as in :meth:`conf_int`; z and P>|z| from the method's
-        standard errors)."""
-        from scipy import stats
-
-        ci = self.conf_int(alpha, method)
-        bse = self.bse_ if method == "sandwich" else self.bootstrap_bse_
-        theta = self._params()
-        if names is None:
-            names = list(getattr(self, "feature_names_in_", [f"x{j}" for j in range(self.n_features_in_)]))
-        names = [str(n) for n in names] + (["intercept"] if self.fit_intercept else [])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            zval = theta / bse
-        pval = 2.0 * stats.norm.sf(np.abs(zval))
-        lo, hi = f"[{alpha / 2:.3g}", f"{1 - alpha / 2:.3g}]"
-        w = max(9, max(len(n) for n in names))
-        how = ("sandwich standard errors" if method == "sandwich" else
-               f"bootstrap over items ({self.bootstrap_coefs_.shape[0] - self.bootstrap_failed_} resamples, "
-               "percentile intervals)")
-        lines = [f"{type(self).__name__}: {self.n_items_seen_} items, correction scale {self.correction_scale_:.3g}, "
-                 + how,
-                 f"{'':<{w}} {'coef':>10} {'std err':>10} {'z':>8} {'P>|z|':>8} {lo:>10} {hi:>10}"]
-        for k, n in enumerate(names):
-            lines.append(f"{n:<{w}} {theta[k]:>10.4f} {bse[k]:>10.4f} {zval[k]:>8.3f} {pval[k]:>8.3f} "
-                         f"{ci[k, 0]:>10.4f} {ci[k, 1]:>10.4f}")
-        return "\n".join(lines)
 
     @property
     def partial_fit(self):

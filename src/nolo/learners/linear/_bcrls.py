@@ -5,12 +5,15 @@ State (updated in place): ``U`` upper Cholesky factor of ``A_t = alpha I + sum_i
 accumulated ``xbar y``, ``theta`` the coefficient iterate, ``u`` the power-iteration vector of
 ``M = U^{-T} C U^{-1}`` and ``aux = [rho_hat, gamma]``.  Items are rows ``R[offsets[i]:offsets[i+1]]``
 (ragged readings); ``mode`` 0 = known ``Sigma`` (``C += Sigma / k``), 1 = replicates (``C += sum_k (x_k - xbar)
-(x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings).  ``fuller`` >= 0 caps the correction scale by
+(x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings), 2 = pooled (``W += sum_k (x_k - xbar)(x_k -
+xbar)^T``, ``dof += k - 1``, ``h += 1/k`` -- items read once add to ``h`` only -- and ``C = (h / dof) W``, the
+pooled within-item covariance times ``sum_i 1/m_i``; per fold ``FW``, ``FP = [dof, h]``).  ``fuller`` >= 0 caps
+the correction scale by
 Fuller's small-sample rule ``gamma <= max(0, min((nu - fuller)/t, lambda_J - (1 + fuller)/t))`` (``t`` items so far,
 ``nu = t - intercept``; negative: off), ``lambda_J = 1 / rho_J`` from the joint moments of ``(y, xbar)``: ``rho_J``
 the largest root of ``C`` against ``A - b b^T / yy``, tracked by a second power vector ``uj`` (generalised power
 steps ``uj <- Q^-1 M uj`` with ``Q = I - v v^T / yy``, ``v = U^-T b``, and their Rayleigh quotient, at least
-``rho_hat``).  ``aux = [rho_hat, gamma, yy, rho_J]``, ``yy`` the running sum of ``y^2``.
+``rho_hat``).  ``aux = [rho_hat, gamma, yy, rho_J, dof, h]``, ``yy`` the running sum of ``y^2``.
 ``folds`` > 0 also accumulates item ``t``'s moments in fold ``t mod folds`` (``FG`` sum xbar xbar^T, ``FC`` its
 corrections, ``Fb`` sum xbar y, ``Fn`` items) for the cross-validated correction scale, and caps
 ``gamma <= gcap``.  Every item costs ``O(k p^2 + sweeps p^2)``.
@@ -81,7 +84,7 @@ def _symv(C, v, out, p):
 
 @nb.njit(cache=True)
 def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, sweeps, warmup, t0, U, C, b, theta, u,
-               uj, aux, folds, FG, FC, Fb, Fn, gcap):
+               uj, aux, folds, FG, FC, Fb, Fn, gcap, W, FW, FP):
     n = offsets.shape[0] - 1
     d = R.shape[1]
     p = U.shape[0]
@@ -127,6 +130,28 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
                 for a in range(d):
                     for c in range(d):
                         FC[f_i, a, c] += Sigma[a, c] * inv_k
+        elif mode == 2:
+            # pooled: the item's scatter into W (and its fold's), then C = (h / dof) W on the noisy block
+            aux[5] += inv_k
+            if k >= 2:
+                aux[4] += k - 1.0
+                for a in range(k):
+                    for j in range(d):
+                        dv[j] = R[o0 + a, j] - xbar[j]
+                    for r in range(d):
+                        f = dv[r]
+                        for c in range(d):
+                            W[r, c] += f * dv[c]
+                            if f_i >= 0:
+                                FW[f_i, r, c] += f * dv[c]
+            if f_i >= 0:
+                FP[f_i, 0] += k - 1.0
+                FP[f_i, 1] += inv_k
+            if aux[4] > 0.0:
+                sc = aux[5] / aux[4]
+                for r in range(d):
+                    for c in range(d):
+                        C[r, c] = sc * W[r, c]
         elif f_i < 0:
             sq = math.sqrt(1.0 / (k * (k - 1.0)))
             for a in range(k):
