@@ -21,16 +21,36 @@ mean of ``m_i`` independent copies has covariance ``Sigma / m_i``; the correctio
 ``Sigma mean_i(1/m_i)``); with ``noise_cov="estimate"`` ``Sigma`` is the pooled within-item covariance of the
 replicates.
 
-**Small-sample modification** (Fuller 1987, section 2.5.1; ``fuller_alpha``): with ``M = Xbar^T Xbar / n`` and
-``S`` the noise covariance of the means, let ``lambda_hat`` be the smallest root of ``|M - lambda S| = 0``.  The
-corrected moment matrix ``M - S`` is replaced by ``M - g S`` with
-``g = 1 - alpha/n`` if ``lambda_hat >= 1 + 1/n`` and ``g = lambda_hat - (1 + alpha)/n`` otherwise
-(``g = min(1 - alpha/n, lambda_hat - (1 + alpha)/n)``), so the solved matrix is always positive definite (its
-smallest root relative to ``S`` is at least ``(1 + alpha)/n``) and the estimator has finite moments.  Fuller
-states it with the degrees of freedom of ``M`` (``n - 1`` for centred moments); here ``n`` is the number of
-items, the divisor of ``M``.  ``alpha = 1`` makes the estimator nearly unbiased, ``alpha = 5`` (or 4) smaller
-in mean squared error.  (Statement of the book's section from memory and secondary sources; not checked
-against the text.)
+**Small-sample modification** (``fuller_alpha``; Fuller 1987, section 2.5.1, the modified estimator for the model
+with an error in the equation and a known measurement covariance of ``x``; section 3.1.1 for unequal per-item
+covariances, whose average ``S`` enters here).  With ``Z = (y, x)``, ``M_ZZ`` the moment matrix of
+``(y_i, xbar_i)`` and ``S_ZZ = blockdiag(0, S)`` (the error of ``y`` is not known apart from the equation error,
+so its entry is 0; ``S`` the noise covariance of the means), ``lambda_hat`` is the smallest root of
+``|M_ZZ - lambda S_ZZ| = 0`` -- the joint moments, not those of ``x`` alone; equivalently the smallest root of
+``|M - b b^T / m_yy - lambda S| = 0`` with ``M = Xbar^T Xbar / n``, ``b = Xbar^T y / n``, ``m_yy = y^T y / n``.
+In the book's notation, with moments ``m`` on ``nu`` degrees of freedom (``nu = n - 1`` for moments about the mean),
+the estimate is ``(H + (alpha/nu) S)^{-1} m_xy`` with ``H = m_xx - S`` if ``lambda_F >= 1 + 1/nu`` and
+``H = m_xx - (lambda_F - 1/nu) S`` otherwise.  nolo's ``M`` has divisor ``n`` (an intercept is a noiseless
+constant feature, minimised out of the root with ``y``, which leaves the centred moments), so ``lambda_F =
+(n/nu) lambda_hat`` and the same estimate is ``(M - g S)^{-1} b`` with
+
+    g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n),
+
+``nu = n - 1`` with an intercept (``fit_intercept``, or the scikit-learn estimators, which centre) and ``nu = n``
+without one.  The solved matrix is positive definite (its smallest root relative to ``S`` is at least
+``(1 + alpha)/n``), so the estimator has finite moments; ``g`` is negative when ``lambda_hat < (1 + alpha)/n``.
+``alpha = 1`` makes the estimator nearly unbiased and ``alpha = 4`` gives a smaller mean squared error (to the order
+of the book's approximations).  With ``noise_cov="estimate"`` the pooled ``S`` is plugged in (the book's variant
+for an estimated covariance is not implemented).
+
+Source of the statement: the joint-moment form as reconstructed from the book's sections 2.5.1 and 3.1.1 by an
+independent reading -- the text was not at hand to check the constants against -- and the same construction in
+lavaan's ``sam()`` (Rosseel & Loh, *Psychological Methods*, 2022), which takes ``lambda_hat`` from the joint
+covariance of all the variables of its structural model, outcomes included, with the threshold ``1 + 1/(n - 1)``
+and the shift ``lambda_hat - 1/(n - 1)``, citing Fuller (1987).  Measured (``d = 1``, ``n = 15``, reliability of
+the mean 0.8, 4,000 fits; docs/eiv.md, section 2b): ``alpha = 1`` has mean 1.016 without an
+intercept and 1.013 with one for a true slope of 1, ``alpha = 4`` the smallest mean squared error; the earlier
+form (the root of ``M`` alone, ``nu = n``) had mean 1.04-1.07.
 
 **Cross-validated correction scale** (``cv_folds``, default 5 in :class:`CorrectedLeastSquares`; nolo's
 construction, not from the book): solve ``(M - g S) w = b`` with ``g`` picked from ``0, 0.05, ..., 1`` (capped by
@@ -152,30 +172,49 @@ def average_replicates(X, noise_cov):
     return Xb, S * float(np.mean([1.0 / a.shape[0] for a in items]))
 
 
-def fuller_scale(M, S, n: int, alpha: float) -> tuple[float, float]:
-    """``(lambda_hat, g)`` of Fuller's small-sample modification (module docstring): ``lambda_hat`` the smallest
-    root of ``|M - lambda S| = 0`` and the correction scale ``g = min(1 - alpha/n, lambda_hat - (1 + alpha)/n)``.
+def fuller_scale(M, S, n: int, alpha: float, *, b=None, m_yy: float | None = None,
+                 dof: float | None = None) -> tuple[float, float]:
+    """``(lambda_hat, g)``: the smallest root ``lambda_hat`` of a determinantal equation and Fuller's correction
+    scale ``g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n)`` (module docstring), ``n`` the divisor of ``M``
+    and ``nu`` (``dof``, default ``n``) the degrees of freedom of the moments (``n - 1`` when they are centred).
 
-    ``S`` may be singular (a noiseless feature, the intercept's constant): the root is taken on ``S``'s range
-    after minimising over its null space (the Schur complement of ``M``); ``S = 0`` gives ``lambda_hat = inf``.
+    With ``b`` (the cross moments ``Xbar^T y / n``) and ``m_yy`` (``y^T y / n``): Fuller's root, of the joint
+    equation ``|M_ZZ - lambda blockdiag(0, S)| = 0`` for ``Z = (y, x)`` (1987, section 2.5.1) -- the target is
+    minimised out with the noiseless directions, leaving ``|M - b b^T / m_yy - lambda S| = 0`` on ``S``'s range.
+    Without them: the root of ``|M - lambda S| = 0``, which says whether the corrected Gram ``M - S`` is positive
+    definite (``lambda_hat > 1``).
+
+    ``S`` may be singular (a noiseless feature, the intercept's constant): the root is taken on ``S``'s range after
+    minimising over its null space (the Schur complement of ``M``); ``S = 0`` gives ``lambda_hat = inf``.  A target
+    the noiseless features explain exactly (a constant target with an intercept) adds nothing to the joint
+    equation and is left out.
     """
     M = 0.5 * (np.asarray(M, dtype=float) + np.asarray(M, dtype=float).T)
     s, V = np.linalg.eigh(0.5 * (S + S.T))
     keep = s > 1e-12 * max(float(s[-1]), 1e-300)
+    nu = float(n if dof is None else dof)
     if not np.any(keep):
-        return math.inf, 1.0 - alpha / n
+        return math.inf, (nu - alpha) / n
     P = V[:, keep] / np.sqrt(s[keep])
     K = P.T @ M @ P
+    c = None if b is None else P.T @ np.asarray(b, dtype=float)
+    r = None if b is None else float(m_yy)
     if not np.all(keep):
         N = V[:, ~keep]
         MN = M @ N
         try:
-            K = K - (P.T @ MN) @ np.linalg.solve(N.T @ MN, MN.T @ P)
+            F = np.linalg.solve(N.T @ MN, np.column_stack([MN.T @ P] + ([] if b is None else [N.T @ b])))
         except np.linalg.LinAlgError:
             raise NumericalError("the moment matrix is singular on the noiseless directions (a constant or "
                                  "duplicated noiseless feature?)") from None
+        K = K - (P.T @ MN) @ F[:, :K.shape[0]]
+        if b is not None:
+            c = c - (P.T @ MN) @ F[:, -1]
+            r = r - float((N.T @ b) @ F[:, -1])
+    if b is not None and r > 1e-12 * max(float(m_yy), 1e-300):
+        K = K - np.outer(c, c) / r
     lam = float(np.linalg.eigvalsh(0.5 * (K + K.T))[0])
-    return lam, min(1.0 - alpha / n, lam - (1.0 + alpha) / n)
+    return lam, min((nu - alpha) / n, lam - (1.0 + alpha) / n)
 
 
 def ball_constrained_quadratic(A, b, radius: float, *, tol: float = 1e-12) -> np.ndarray:
@@ -376,17 +415,22 @@ def corrected_least_squares(X, y, noise_cov, radius: float | None = None, *, ful
     return _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items="raise")[0]
 
 
-def _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items: str):
+def _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items: str, centred: bool = False,
+                   scale: float | None = None):
     """``(w, g, lambda_hat or None)``; ``few_items="full"``: fewer than ``2 K`` items skip the cross-validation
-    (the full correction), ``"raise"``: ParameterError."""
+    (the full correction), ``"raise"``: ParameterError.  ``centred``: the moments are about the mean (an intercept,
+    as a constant feature or centred beforehand): Fuller's degrees of freedom are ``n - 1``.  ``scale``: solve
+    with this correction scale (neither Fuller's nor the cross-validated one; the bootstrap's replicates)."""
     Xb, S = average_replicates(X, noise_cov)
     yv = check_array(y, "y", shape=(Xb.shape[0],))
     n = Xb.shape[0]
     M = Xb.T @ Xb / n
     g, lam = 1.0, None
+    if scale is not None:
+        g, fuller_alpha, cv_folds = float(scale), None, None
     if fuller_alpha is not None:
         a = check_scalar(fuller_alpha, "fuller_alpha", low=0.0, high=1e6)
-        lam, g = fuller_scale(M, S, n, a)
+        lam, g = fuller_scale(M, S, n, a, b=Xb.T @ yv / n, m_yy=float(yv @ yv) / n, dof=n - int(bool(centred)))
     if cv_folds is not None:
         K = check_int(cv_folds, "cv_folds", low=2, high=1000)
         if n >= 2 * K or few_items == "raise":
@@ -406,7 +450,8 @@ def _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items: s
     return np.linalg.solve(A, b), g, lam
 
 
-def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: float = 1.0) -> np.ndarray:
+def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: float = 1.0, *,
+                         pooled: bool = True) -> np.ndarray:
     """The sandwich (heteroscedasticity-robust) covariance of corrected least squares' ``(coef[, intercept])``.
 
     The estimate solves ``sum_i phi_i(theta) = 0`` with, per item ``i`` (``z_i = [xbar_i, 1]`` with an intercept),
@@ -415,11 +460,14 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
 
     ``C_i`` the item's share of the correction: ``Sigma / m_i`` for a known ``Sigma``; for ``noise_cov="estimate"``
     ``(n c / dof) D_i`` with ``D_i`` the item's within scatter, ``dof = sum_i (m_i - 1)`` and ``c = mean_i 1/m_i``
-    (so that ``sum_i C_i = n c Sigma_hat``: the estimated covariance's own sampling error enters the meat).  With
+    (so that ``sum_i C_i = n c Sigma_hat``: the estimated covariance's own sampling error enters the meat); with
+    ``pooled=False`` each item's own estimate ``D_i / (m_i (m_i - 1))`` instead (every ``m_i >= 2``: the per-item
+    correction of :class:`nolo.learners.linear.BiasCompensatedRLS`' ``noise="repeated"``).  With
     ``A = sum_i z_i z_i^T - g sum_i C_i`` and ``B`` the centred sum of ``phi_i phi_i^T``, the covariance is
     ``A^-1 B A^-T`` (the M-estimation sandwich; Fuller 1987 section 2.2, Carroll et al., *Measurement Error in
     Nonlinear Models*, 2006, appendix B.1).  ``scale`` is the correction scale ``g`` the fit used; the sandwich
-    treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).
+    treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not
+    defined (no more items than coefficients, a singular ``A``).
     """
     Xb, items = _items(X)
     n, d = Xb.shape
@@ -437,14 +485,16 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
         dof = float(np.sum(counts - 1.0))
         if dof <= 0:
             raise ParameterError("estimating the noise covariance needs an item with 2 or more readings")
-        f = n * float(np.mean(1.0 / counts)) / dof
+        if not pooled and np.min(counts) < 2:
+            raise ParameterError("each item's own noise estimate (pooled=False) needs 2 or more readings per item")
+        f = np.full(n, n * float(np.mean(1.0 / counts)) / dof) if pooled else 1.0 / (counts * (counts - 1.0))
         if isinstance(items, np.ndarray):  # equal counts: every item's scatter in one contraction
             D = items - items.mean(axis=1, keepdims=True)
-            C[:, :d, :d] = f * np.einsum("nmi,nmj->nij", D, D)
+            C[:, :d, :d] = f[:, None, None] * np.einsum("nmi,nmj->nij", D, D)
         else:
             for i, a in enumerate(items):
                 D = a - a.mean(axis=0)
-                C[i, :d, :d] = f * (D.T @ D)
+                C[i, :d, :d] = f[i] * (D.T @ D)
     else:
         S = check_noise_covariance(noise_cov, d)
         C[:, :d, :d] = S[None] / counts[:, None, None]
@@ -452,7 +502,12 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
     phi = Z * resid[:, None] + float(scale) * (C @ theta)
     phi = phi - phi.mean(axis=0)
     A = Z.T @ Z - float(scale) * C.sum(axis=0)
-    Ainv = np.linalg.inv(A)
+    if n <= p:  # no more items than coefficients: the sandwich is not defined
+        return np.full((p, p), np.nan)
+    try:
+        Ainv = np.linalg.inv(A)
+    except np.linalg.LinAlgError:
+        return np.full((p, p), np.nan)
     return Ainv @ (phi.T @ phi) @ Ainv.T
 
 
@@ -528,7 +583,8 @@ class CorrectedLeastSquares(_BatchRegressor):
     (default False; True appends a constant feature with zero noise, the batch
     counterpart of :class:`nolo.learners.linear.BiasCompensatedRLS`' default),
     ``fuller_alpha`` (None, or ``alpha >= 0`` for Fuller's small-sample
-    modification, 1987 section 2.5.1 -- see the module docstring; 1 or 5 typical),
+    modification, 1987 section 2.5.1 -- see the module docstring; 1 nearly unbiased, 4 a smaller mean squared
+    error),
     ``cv_folds`` (default 5; ``K >= 2``: the correction scale by K-fold cross-validation of
     the corrected clean-input risk with the one-standard-error rule, module docstring -- the guard that turns
     the correction down only where it is ill-posed; with fewer than ``2 K`` items the full correction;
@@ -550,9 +606,15 @@ class CorrectedLeastSquares(_BatchRegressor):
     >>> est.coef_.round(2), est.correction_scale_   # 500 items: the folds keep the full correction
     (array([ 0.97, -1.03]), 1.0)
     >>> est = CorrectedLeastSquares(fuller_alpha=1, cv_folds=None).fit(R, y)
-    >>> round(est.lambda_hat_, 2), round(est.correction_scale_, 3)
-    (2.81, 0.998)
+    >>> round(est.lambda_hat_, 2), round(est.correction_scale_, 3)   # y has no error: the joint root is near 1
+    (0.96, 0.955)
     """
+
+    #: set by :class:`nolo.sklearn_api.CorrectedLeastSquaresRegressor`, which centres the readings and the target
+    #: itself: Fuller's degrees of freedom are then ``n - 1`` as with ``fit_intercept``
+    _centred_outside = False
+    #: set by the same estimator's bootstrap: every replicate solves with the fitted correction scale
+    _fixed_scale = None
 
     def __init__(self, noise_cov="estimate", radius=None, fit_intercept=False, fuller_alpha=None, cv_folds=5):
         self.noise_cov = noise_cov
@@ -571,7 +633,8 @@ class CorrectedLeastSquares(_BatchRegressor):
     def fit(self, X, y) -> "CorrectedLeastSquares":
         self._validate_params()
         Xa, S = with_constant_feature(X, self.noise_cov) if self.fit_intercept else (X, self.noise_cov)
-        w, g, lam = _corrected_fit(Xa, y, S, self.radius, self.fuller_alpha, self.cv_folds, few_items="full")
+        w, g, lam = _corrected_fit(Xa, y, S, self.radius, self.fuller_alpha, self.cv_folds, few_items="full",
+                                   centred=bool(self.fit_intercept) or self._centred_outside, scale=self._fixed_scale)
         coef, intercept = (w[:-1], float(w[-1])) if self.fit_intercept else (w, 0.0)
         if lam is not None:
             self.lambda_hat_ = lam

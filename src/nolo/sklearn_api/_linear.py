@@ -85,8 +85,9 @@ class LinearReadingsRegressor(RegressorMixin, Configurable):
             raise ParameterError(
                 f"X must hold at least {self.min_copies} readings per item for {type(self).__name__} (an item has "
                 f"{short}); give repeated readings (n, m, d), a list of (m_i, d) arrays or a long table with groups"
-                + ("; for a design where some items have one reading, CorrectedLeastSquaresRegressor pools the noise "
-                   "over the replicated items" if self.min_copies >= 2 else "")
+                + ("; for a design where some items have one reading, EIVRegressor(noise='pooled') and "
+                   "CorrectedLeastSquaresRegressor pool the noise over the replicated items" if self.min_copies >= 2
+                   else "")
             )
         return R
 

@@ -21,12 +21,12 @@ from nolo.exceptions import ParameterError
 from nolo.kernels.surrogate import check_noise_covariance
 from nolo.learners.linear import BiasCompensatedRLS
 from nolo.learners.linear.bias_compensated_rls import NOISE_MODES
-from nolo.sklearn_api._inputs import Readings
+from nolo.sklearn_api._inputs import Readings, item_targets, target_vector
 from nolo.sklearn_api._linear import LinearReadingsRegressor
 
 __all__ = ["EIVRegressor", "CorrectedLeastSquaresRegressor"]
 
-_MIN_READINGS = {"repeated": 2, "two_copy": 2, "known": 1}
+_MIN_READINGS = {"repeated": 2, "two_copy": 2, "known": 1, "pooled": 1}
 
 
 class _Items:
@@ -39,7 +39,80 @@ class _Items:
         return self.R.select(np.asarray(idx)).as_dense_or_items()
 
 
-class EIVRegressor(LinearReadingsRegressor):
+class _SandwichInference:
+    """What a statsmodels user expects after a fit, for both estimators: ``coef_cov_`` (the sandwich of
+    :func:`nolo.batch.eiv.corrected_covariance` at the fitted correction scale ``correction_scale_``), ``bse_``,
+    :meth:`conf_int` and :meth:`summary`."""
+
+    def _sandwich(self, X, yv, noise_cov, pooled: bool) -> None:
+        from nolo.batch.eiv import corrected_covariance
+
+        S = noise_cov if isinstance(noise_cov, str) else check_noise_covariance(noise_cov, self.n_features_in_)
+        self.coef_cov_ = corrected_covariance(X, yv, self.coef_, self.intercept_ if self.fit_intercept else None, S,
+                                              self.correction_scale_, pooled=pooled)
+        self.bse_ = np.sqrt(np.maximum(np.diag(self.coef_cov_), 0.0))
+
+    def _params(self) -> np.ndarray:
+        return np.append(self.coef_, [self.intercept_] if self.fit_intercept else [])
+
+    def _check_method(self, method: str) -> str:
+        from nolo.sklearn_api._base import check_fitted
+
+        if method not in ("sandwich", "bootstrap"):
+            raise ParameterError(f"method must be 'sandwich' or 'bootstrap', got {method!r}")
+        check_fitted(self, "coef_cov_")
+        if method == "bootstrap" and not hasattr(self, "bootstrap"):
+            raise ParameterError(f"{type(self).__name__} has no bootstrap: method must be 'sandwich' "
+                                 "(CorrectedLeastSquaresRegressor.bootstrap resamples the items)")
+        if method == "bootstrap" and not hasattr(self, "bootstrap_coefs_"):
+            raise ParameterError("method='bootstrap' needs bootstrap(X, y) after fit (the resampled fits)")
+        return method
+
+    def conf_int(self, alpha: float = 0.05, method: str = "sandwich") -> np.ndarray:
+        """``(p, 2)`` intervals of level ``1 - alpha`` for ``coef_`` (then ``intercept_``): ``method="sandwich"``
+        (default) the normal intervals of ``bse_``; ``"bootstrap"`` the percentile intervals of
+        ``bootstrap_coefs_`` (Efron & Tibshirani 1993, ch. 13; call :meth:`bootstrap` first)."""
+        from scipy import stats
+
+        method = self._check_method(method)
+        alpha = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+        if method == "bootstrap":
+            ok = self.bootstrap_coefs_[np.all(np.isfinite(self.bootstrap_coefs_), axis=1)]
+            return np.quantile(ok, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0).T
+        z = stats.norm.ppf(1.0 - alpha / 2.0)
+        theta = self._params()
+        return np.column_stack([theta - z * self.bse_, theta + z * self.bse_])
+
+    def summary(self, alpha: float = 0.05, names=None, method: str = "sandwich") -> str:
+        """A statsmodels-style table: coef, std err, z, P>|z| and the ``1 - alpha`` interval per coefficient
+        (``method``: ``"sandwich"`` or ``"bootstrap"``, as in :meth:`conf_int`; z and P>|z| from the method's
+        standard errors)."""
+        from scipy import stats
+
+        ci = self.conf_int(alpha, method)
+        bse = self.bse_ if method == "sandwich" else self.bootstrap_bse_
+        theta = self._params()
+        if names is None:
+            names = list(getattr(self, "feature_names_in_", [f"x{j}" for j in range(self.n_features_in_)]))
+        names = [str(n) for n in names] + (["intercept"] if self.fit_intercept else [])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            zval = theta / bse
+        pval = 2.0 * stats.norm.sf(np.abs(zval))
+        lo, hi = f"[{alpha / 2:.3g}", f"{1 - alpha / 2:.3g}]"
+        w = max(9, max(len(n) for n in names))
+        how = ("sandwich standard errors" if method == "sandwich" else
+               f"bootstrap over items ({self.bootstrap_coefs_.shape[0] - self.bootstrap_failed_} resamples, "
+               "percentile intervals)")
+        lines = [f"{type(self).__name__}: {self.n_items_seen_} items, correction scale {self.correction_scale_:.3g}, "
+                 + how,
+                 f"{'':<{w}} {'coef':>10} {'std err':>10} {'z':>8} {'P>|z|':>8} {lo:>10} {hi:>10}"]
+        for k, n in enumerate(names):
+            lines.append(f"{n:<{w}} {theta[k]:>10.4f} {bse[k]:>10.4f} {zval[k]:>8.3f} {pval[k]:>8.3f} "
+                         f"{ci[k, 0]:>10.4f} {ci[k, 1]:>10.4f}")
+        return "\n".join(lines)
+
+
+class EIVRegressor(_SandwichInference, LinearReadingsRegressor):
     """Online errors-in-variables linear regression from repeated noisy readings (bias-compensated RLS).
 
     The corrected normal equations ``(sum_i xbar_i xbar_i^T - C_i) w = sum_i xbar_i y_i`` (Fuller, *Measurement
@@ -49,15 +122,23 @@ class EIVRegressor(LinearReadingsRegressor):
 
     * ``noise="repeated"`` (default): the spread of the item's own readings (``m_i >= 2``; noise unknown);
     * ``noise="known"``: ``noise_cov / m_i`` (``noise_cov``: the covariance of ONE reading, in ``X``'s units);
-    * ``noise="two_copy"``: the first two readings only (CSS11 Setting 1's information).
+    * ``noise="two_copy"``: the first two readings only (CSS11 Setting 1's information);
+    * ``noise="pooled"``: the within-item spread pooled over the items with two or more readings (a running
+      estimate), so items read once count too -- unbalanced designs, as :class:`CorrectedLeastSquaresRegressor`
+      does (docs/eiv.md, section 2c); after one pass the same solution as that estimator.
 
     ``fit`` plays up to ``max_iter`` passes: each pass adds the items again, which scales both sides of the
     equations alike (so the solution they define does not change) and gives the incremental solver more sweeps;
     it stops when the coefficients move less than ``tol`` (relative).  ``partial_fit`` streams new items.
 
+    Inference after ``fit``, as :class:`CorrectedLeastSquaresRegressor`: ``coef_cov_`` (the same sandwich,
+    :func:`nolo.batch.eiv.corrected_covariance`, with each mode's per-item correction and the learner's final
+    scale ``correction_scale_``), ``bse_``, :meth:`conf_int`, :meth:`summary`.  The sandwich belongs to the data of
+    ``fit``: ``partial_fit`` removes it.
+
     Parameters
     ----------
-    noise : {"repeated", "known", "two_copy"}
+    noise : {"repeated", "known", "two_copy", "pooled"}
     noise_cov : float, (d,) or (d, d) array, or None
         ``noise="known"`` only.
     fit_intercept : bool, default True
@@ -68,8 +149,10 @@ class EIVRegressor(LinearReadingsRegressor):
     fuller_alpha : float >= 0 or None, default None
         Fuller's small-sample guard (Fuller 1987, section 2.5.1; see
         :class:`nolo.learners.linear.BiasCompensatedRLS`): caps the correction scale at
-        ``min(1 - alpha/t, lambda_hat - (1 + alpha)/t)``.  ``t`` counts the items played, so later passes of
-        ``fit`` relax it as if there were ``t`` distinct items.
+        ``max(0, min((nu - alpha)/t, lambda_hat - (1 + alpha)/t))``, ``lambda_hat`` the smallest root of the joint
+        moments of ``(y, xbar)`` against the noise (``nu = t - 1`` with the intercept).  ``t`` counts the items
+        played, so later passes of ``fit`` relax it as if there were ``t`` distinct items.  1: nearly unbiased;
+        4: a smaller mean squared error.
     cv_folds : int >= 2 or None, default 5
         The guard against an ill-posed correction (:class:`nolo.learners.linear.BiasCompensatedRLS`): the
         correction scale capped by K-fold cross-validation of the corrected (clean-input) risk with the
@@ -126,6 +209,10 @@ class EIVRegressor(LinearReadingsRegressor):
     def min_copies(self) -> int:
         return _MIN_READINGS.get(self.noise, 1)
 
+    @property
+    def pooled_copies(self) -> bool:
+        return self.noise == "pooled"
+
     def _learner(self, noise_cov=None) -> BiasCompensatedRLS:
         return BiasCompensatedRLS(noise=self.noise, noise_cov=noise_cov if noise_cov is not None else self.noise_cov,
                                   fit_intercept=self.fit_intercept, alpha=self.alpha,
@@ -161,8 +248,30 @@ class EIVRegressor(LinearReadingsRegressor):
     def _coef_std(self, learner):
         return learner.coef_, learner.intercept_
 
+    def fit(self, X, y, groups=None):
+        """Fit (as :meth:`LinearReadingsRegressor.fit`), then the sandwich covariance of the coefficients on the
+        raw readings at the learner's final correction scale (``correction_scale_``, the learner's ``gamma_``)."""
+        super().fit(X, y, groups)
+        R = self._readings(X, groups)
+        self.correction_scale_ = float(self.learner_.gamma_)
+        if self.noise == "two_copy":  # the learner reads the first two readings of every item
+            X_used = R.dense[:, :2] if R.dense is not None else [a[:2] for a in R.items()]
+        else:
+            X_used = R.as_dense_or_items()
+        noise_cov = self.noise_cov if self.noise == "known" else "estimate"
+        self._sandwich(X_used, item_targets(target_vector(y), R), noise_cov, pooled=self.noise == "pooled")
+        return self
 
-class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
+    def partial_fit(self, X, y, groups=None):
+        """One pass over more items (:meth:`LinearReadingsRegressor.partial_fit`).  The sandwich covariance is a
+        property of :meth:`fit`'s data: after ``partial_fit`` it is removed (``coef_cov_``, ``bse_``)."""
+        super().partial_fit(X, y, groups)
+        for key in ("coef_cov_", "bse_", "correction_scale_"):
+            self.__dict__.pop(key, None)
+        return self
+
+
+class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor):
     """Batch errors-in-variables (corrected, method-of-moments) least squares on repeated readings.
 
     A wrapper of :class:`nolo.batch.CorrectedLeastSquares` (Fuller 1987, section 2.2) on the standardised
@@ -178,7 +287,9 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
     :meth:`summary` a statsmodels-style table.  The sandwich holds the correction scale fixed: it is exact for the
     full correction (``cv_folds=None``, or folds that keep ``g = 1``, reported as ``correction_scale_``) and
     optimistic when the folds turned the correction down; with ``radius`` (a constrained estimate) there is none.
-    Measured coverage of the 95 % intervals: docs/eiv.md#inference.
+    :meth:`bootstrap` resamples the items instead (``conf_int(method="bootstrap")``, ``summary(method=...)``):
+    no normal approximation, and Fuller's modification is refitted on every resample.  Measured coverage of the
+    95 % intervals and the bootstrap beside the sandwich: docs/eiv.md#inference.
 
     Parameters
     ----------
@@ -190,8 +301,11 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
         is not positive definite (few items, heavy noise); None: unconstrained.
     fit_intercept : bool, default True
     fuller_alpha : float >= 0 or None, default None
-        Fuller's small-sample modification (1987, section 2.5.1; :class:`nolo.batch.CorrectedLeastSquares`):
-        the corrected moment matrix is always positive definite, so the fit never fails on an ill-posed sample.
+        Fuller's small-sample modification (1987, section 2.5.1; :class:`nolo.batch.CorrectedLeastSquares`, whose
+        module docstring states it): the correction scale from the smallest root of the joint moments of
+        ``(y, xbar)`` against the noise, with ``n - 1`` degrees of freedom when ``fit_intercept`` (the
+        standardisation centres).  The corrected moment matrix is always positive definite, so the fit never
+        fails on an ill-posed sample.  1: nearly unbiased; 4: a smaller mean squared error.
     cv_folds : int >= 2 or None, default 5
         Pick the correction scale ``g`` of ``M - g S`` in ``0, 0.05, ..., 1`` by K-fold cross-validation of the
         corrected (clean-input) risk with the one-standard-error rule (:class:`nolo.batch.CorrectedLeastSquares`):
@@ -256,8 +370,11 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
         if not isinstance(S, str):
             d = V.shape[2] if isinstance(V, np.ndarray) else V[0].shape[1]
             S = scaler.noise_cov(check_noise_covariance(S, d))
-        return CorrectedLeastSquares(noise_cov=S, radius=self.radius, fuller_alpha=self.fuller_alpha,
-                                     cv_folds=self.cv_folds), None
+        est = CorrectedLeastSquares(noise_cov=S, radius=self.radius, fuller_alpha=self.fuller_alpha,
+                                    cv_folds=self.cv_folds)
+        est._centred_outside = bool(self.fit_intercept)  # the standardisation centred X and y: n - 1 for Fuller
+        est._fixed_scale = self._fixed_scale
+        return est, None
 
     def _play(self, learner, cov, V, ys, k, order) -> float:
         learner.fit(V, ys)
@@ -271,61 +388,89 @@ class CorrectedLeastSquaresRegressor(LinearReadingsRegressor):
     def fit(self, X, y, groups=None):
         """Fit (as :meth:`LinearReadingsRegressor.fit`), then the sandwich covariance of the coefficients on the
         raw readings."""
-        from nolo.batch.eiv import corrected_covariance
-        from nolo.sklearn_api._inputs import item_targets, target_vector
-
         super().fit(X, y, groups)
-        R = self._readings(X, groups)
-        yv = item_targets(target_vector(y), R)
         self.correction_scale_ = float(self.learner_.correction_scale_)
-        p = self.n_features_in_ + bool(self.fit_intercept)
         if self.radius is not None:
+            p = self.n_features_in_ + bool(self.fit_intercept)
             self.coef_cov_ = np.full((p, p), np.nan)
+            self.bse_ = np.full(p, np.nan)
         else:
-            S = self.noise_cov if isinstance(self.noise_cov, str) else check_noise_covariance(self.noise_cov,
-                                                                                                self.n_features_in_)
-            self.coef_cov_ = corrected_covariance(R.as_dense_or_items(), yv, self.coef_,
-                                                  self.intercept_ if self.fit_intercept else None, S,
-                                                  self.correction_scale_)
-        self.bse_ = np.sqrt(np.maximum(np.diag(self.coef_cov_), 0.0))
+            R = self._readings(X, groups)
+            self._sandwich(R.as_dense_or_items(), item_targets(target_vector(y), R), self.noise_cov, pooled=True)
         return self
 
-    def _params(self) -> np.ndarray:
-        return np.append(self.coef_, [self.intercept_] if self.fit_intercept else [])
+    #: the correction scale every bootstrap replicate solves with (None: the estimator's own rule)
+    _fixed_scale = None
 
-    def conf_int(self, alpha: float = 0.05) -> np.ndarray:
-        """``(p, 2)`` normal intervals of level ``1 - alpha`` for ``coef_`` (then ``intercept_``)."""
-        from scipy import stats
+    def bootstrap(self, X, y, groups=None, n_boot: int = 999, random_state=None) -> "CorrectedLeastSquaresRegressor":
+        """Resample the ITEMS of the fitted data with replacement ``n_boot`` times and refit on each resample (the
+        nonparametric bootstrap over independent units, Efron & Tibshirani, *An Introduction to the Bootstrap*,
+        1993, ch. 6 and 13): ``bootstrap_coefs_`` ``(n_boot, p)`` (``coef_`` then ``intercept_``),
+        ``bootstrap_bse_``, ``bootstrap_cov_`` and ``bootstrap_failed_`` (replicates whose fit failed: no item
+        with two readings for ``"estimate"``, an indefinite corrected moment matrix; left out, with a
+        :class:`RuntimeWarning`).  Then ``conf_int(method="bootstrap")`` gives percentile intervals and
+        ``summary(method="bootstrap")`` the table.  Returns ``self``.
 
+        ``X``, ``y``, ``groups`` must be the data of :meth:`fit` (checked: the refit on them must give ``coef_``
+        again).  An item is resampled with all its readings, so the within-item noise estimate and the item's
+        weight in the moments travel together.  Fuller's modification is recomputed on every resample; a
+        cross-validated correction scale (``cv_folds`` with at least ``2 K`` items) is held at the fitted
+        ``correction_scale_``, as the sandwich holds it -- the folds of a resample would put copies of one item on
+        both sides.  ``random_state``: seed or Generator; the same seed gives the same replicates.
+        """
+        import warnings
+
+        from sklearn.base import clone
+
+        from nolo.exceptions import NumericalError
+        from nolo.random import as_generator
         from nolo.sklearn_api._base import check_fitted
 
-        check_fitted(self, "coef_cov_")
-        alpha = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
-        z = stats.norm.ppf(1.0 - alpha / 2.0)
-        theta = self._params()
-        return np.column_stack([theta - z * self.bse_, theta + z * self.bse_])
+        check_fitted(self, "coef_")
+        B = check_int(n_boot, "n_boot", low=2, high=10**6)
+        rng = as_generator(random_state, "random_state")
+        R = self._readings(X, groups)
+        yv = item_targets(target_vector(y), R)
+        n = R.n_items
+        if n != self.n_items_seen_ or R.n_features != self.n_features_in_:
+            raise ParameterError(f"bootstrap needs the data of fit: X holds {n} items of {R.n_features} features, the "
+                                 f"fit saw {self.n_items_seen_} of {self.n_features_in_}")
+        cv_used = self.cv_folds is not None and n >= 2 * int(self.cv_folds)
+        rep = clone(self)
+        rep._fixed_scale = self.correction_scale_ if cv_used else None
 
-    def summary(self, alpha: float = 0.05, names=None) -> str:
-        """A statsmodels-style table: coef, std err, z, P>|z| and the ``1 - alpha`` interval per coefficient."""
-        from scipy import stats
+        def refit(idx):
+            rep._fit(R.select(idx).as_dense_or_items(), yv[idx], None, 1)
+            return rep._params()
 
-        ci = self.conf_int(alpha)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            again = refit(np.arange(n))
         theta = self._params()
-        if names is None:
-            names = list(getattr(self, "feature_names_in_", [f"x{j}" for j in range(self.n_features_in_)]))
-        names = [str(n) for n in names] + (["intercept"] if self.fit_intercept else [])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            zval = theta / self.bse_
-        pval = 2.0 * stats.norm.sf(np.abs(zval))
-        lo, hi = f"[{alpha / 2:.3g}", f"{1 - alpha / 2:.3g}]"
-        w = max(9, max(len(n) for n in names))
-        lines = [f"{type(self).__name__}: {self.n_items_seen_} items, correction scale {self.correction_scale_:.3g}, "
-                 "sandwich standard errors",
-                 f"{'':<{w}} {'coef':>10} {'std err':>10} {'z':>8} {'P>|z|':>8} {lo:>10} {hi:>10}"]
-        for k, n in enumerate(names):
-            lines.append(f"{n:<{w}} {theta[k]:>10.4f} {self.bse_[k]:>10.4f} {zval[k]:>8.3f} {pval[k]:>8.3f} "
-                         f"{ci[k, 0]:>10.4f} {ci[k, 1]:>10.4f}")
-        return "\n".join(lines)
+        if not np.allclose(again, theta, rtol=1e-8, atol=1e-10 * max(1.0, float(np.max(np.abs(theta))))):
+            raise ParameterError("bootstrap needs the data of fit (X, y, groups): refitting on them does not give "
+                                 "coef_ again")
+        reps = np.full((B, theta.shape[0]), np.nan)
+        for b in range(B):
+            idx = rng.integers(0, n, size=n)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    reps[b] = refit(idx)
+            except (NumericalError, ParameterError):
+                pass
+        failed = int(np.sum(~np.all(np.isfinite(reps), axis=1)))
+        if B - failed < 2:
+            raise NumericalError(f"bootstrap: {failed} of {B} replicate fits failed; no interval can be formed")
+        if failed:
+            warnings.warn(f"bootstrap: {failed} of {B} replicate fits failed (no item with two readings, or an "
+                          "indefinite corrected moment matrix) and are left out; the intervals describe the others",
+                          RuntimeWarning, stacklevel=2)
+        ok = reps[np.all(np.isfinite(reps), axis=1)]
+        self.bootstrap_coefs_, self.bootstrap_failed_ = reps, failed
+        self.bootstrap_cov_ = np.atleast_2d(np.cov(ok, rowvar=False))
+        self.bootstrap_bse_ = np.sqrt(np.diag(self.bootstrap_cov_))
+        return self
 
     @property
     def partial_fit(self):

@@ -82,3 +82,13 @@ def test_eiv_inference_cells():
     unb = E.unbalanced_cell(0, 20, n=300)
     assert (unb["items"] == 300).all() and unb["singles"].min() > 30
     assert abs(unb["cls_x0"].mean() - 1.0) < 0.1 and unb["ols_x0"].mean() < 0.8  # corrected vs attenuated
+
+
+def test_eiv_inference_fuller_cell():
+    from nolo.experiments.practice import eiv_inference as E
+
+    ful = E.fuller_cell(0, 300)
+    assert list(ful.columns) == ["seed", "draw", "alpha1", "alpha4"] and len(ful) == 300
+    # alpha = 4 shrinks more than alpha = 1 on every draw (its scale g is smaller by 3/nu)
+    assert (ful["alpha4"].abs() < ful["alpha1"].abs()).all()
+    assert abs(ful["alpha1"].mean() - 1.0) < 0.06

@@ -280,7 +280,7 @@ def test_corrected_least_squares_intercept_is_the_limit(noise_cov):
         CorrectedLeastSquares(fit_intercept="yes").fit(R, y)
 
 
-# -- Fuller's small-sample guard (issue 15, what was left) ---------------------------------------------------
+# -- Fuller's small-sample guard -----------------------------------------------------------------------------
 def _fuller_cell(seed=0, n=200, d=20, m=2, r=1.0):
     rng = np.random.default_rng([seed, m, int(r * 1000), d, n])
     w = rng.normal(size=d) / np.sqrt(d)
@@ -298,9 +298,11 @@ def test_fuller_guard_caps_gamma_by_the_formula_each_item():
             assert m.gamma_ == 0.0  # warm-up
             continue
         k = t + 1
-        fuller = min(1 - 5.0 / k, 1 / m.rho_ - 6.0 / k)
+        assert m.rho_joint_ >= m.rho_  # the joint root is the smaller one: its tracked estimate never below rho_
+        fuller = min((k - 1 - 5.0) / k, 1 / m.rho_joint_ - 6.0 / k)  # nu = k - 1 with the intercept
         expect = min(1.0 if m.rho_ <= 0.99 else 0.99 / m.rho_, max(fuller, 0.0))
         assert m.gamma_ == pytest.approx(expect, rel=1e-12, abs=1e-15)
+        assert m.yy_ == pytest.approx(float(y[:k] @ y[:k]), rel=1e-12)
 
 
 def test_fuller_guard_tracks_the_batch_modification():
@@ -310,9 +312,10 @@ def test_fuller_guard_tracks_the_batch_modification():
     online = BiasCompensatedRLS(fuller_alpha=5.0, max_correction=0.99, sweeps=60, cv_folds=None)
     online.learn_stream(R, y)
     batch = CorrectedLeastSquares(fit_intercept=True, fuller_alpha=5.0, cv_folds=None).fit(R, y)
-    assert 1.0 < batch.lambda_hat_ < 1.5  # the regime: g = 1 - alpha/n
-    assert online.gamma_ == pytest.approx(batch.correction_scale_, rel=1e-9)
-    assert 1 / online.rho_ == pytest.approx(batch.lambda_hat_, rel=1e-3)
+    assert 0.9 < batch.lambda_hat_ < 1.0  # the regime: g = lambda_hat - (1 + alpha)/n (the joint root)
+    assert online.gamma_ == pytest.approx(batch.correction_scale_, rel=1e-7)
+    assert 1 / online.rho_joint_ == pytest.approx(batch.lambda_hat_, rel=1e-7)
+    assert 1 / online.rho_ > 1.3  # the root of the x moments alone is larger
     np.testing.assert_allclose(online.coef_, batch.coef_, rtol=0, atol=2e-3 * np.linalg.norm(batch.coef_))
     plain = BiasCompensatedRLS(max_correction=0.99, sweeps=60, cv_folds=None)
     plain.learn_stream(R, y)
@@ -331,12 +334,25 @@ def test_fuller_alpha_validated_state_unchanged():
 
 
 def test_fuller_hand_worked_d1():
-    # the items of test_hand_worked_repeated_d1: A = 13, C = 2, lambda_hat = 13/2, t = 2 items, alpha_F = 1:
-    # gamma = min(1 - 1/2, 13/2 - 2/2) = 1/2 -> (13 - 1) w = 19
+    # 4 items of 2 readings, means 2, 3, -2, -3: A = 26, C = 4 (each item's spread 2 / (2 * 1)), y = (1, 4, -1, -4):
+    # b = 28, sum y^2 = 34.  Joint root: (26 - 28^2/34) / 4 = 25/34 < 1 + 1/t; alpha_F = 1, t = nu = 4 (no
+    # intercept): gamma = 25/34 - 2/4 = 4/17 -> (26 - 16/17) w = 28, w = 238/213 -- the batch fit's value
+    R = np.array([[[1.0], [3.0]], [[2.0], [4.0]], [[-1.0], [-3.0]], [[-2.0], [-4.0]]])
+    y = np.array([1.0, 4.0, -1.0, -4.0])
+    m = BiasCompensatedRLS(noise="repeated", fit_intercept=False, alpha=1e-300, sweeps=200, fuller_alpha=1.0,
+                           cv_folds=None)
+    m.learn_stream(R, y)
+    assert 1 / m.rho_joint_ == pytest.approx(25 / 34, rel=1e-13) and m.yy_ == 34.0
+    assert m.gamma_ == pytest.approx(4 / 17, rel=1e-12)
+    assert m.coef_[0] == pytest.approx(238 / 213, rel=1e-12)
+    batch = CorrectedLeastSquares(fuller_alpha=1.0, cv_folds=None).fit(R, y)
+    assert batch.coef_[0] == pytest.approx(238 / 213, rel=1e-12) and batch.lambda_hat_ == pytest.approx(25 / 34)
+    # the items of test_hand_worked_repeated_d1 (y nearly proportional to the means): joint root 8/29, Fuller's
+    # g = 8/29 - 1 < 0, floored at 0 online: ridge least squares on the means, 13 w = 19
     m = BiasCompensatedRLS(noise="repeated", fit_intercept=False, alpha=1e-300, sweeps=200, fuller_alpha=1.0)
     m.learn_stream(np.array([[[1.0], [3.0]], [[2.0], [4.0]]]), np.array([2.0, 5.0]))
-    assert m.gamma_ == pytest.approx(0.5, rel=1e-14)
-    assert m.coef_[0] == pytest.approx(19 / 12, rel=1e-13)
+    assert 1 / m.rho_joint_ == pytest.approx(8 / 29, rel=1e-13) and m.gamma_ == 0.0
+    assert m.coef_[0] == pytest.approx(19 / 13, rel=1e-13)
 
 
 # -- cross-validated correction scale ------------------------------------------------------------------------

@@ -5,8 +5,15 @@ State (updated in place): ``U`` upper Cholesky factor of ``A_t = alpha I + sum_i
 accumulated ``xbar y``, ``theta`` the coefficient iterate, ``u`` the power-iteration vector of
 ``M = U^{-T} C U^{-1}`` and ``aux = [rho_hat, gamma]``.  Items are rows ``R[offsets[i]:offsets[i+1]]``
 (ragged readings); ``mode`` 0 = known ``Sigma`` (``C += Sigma / k``), 1 = replicates (``C += sum_k (x_k - xbar)
-(x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings).  ``fuller`` >= 0 caps the correction scale by
-Fuller's small-sample rule ``gamma <= 1 - fuller/t, 1/rho_hat - (1 + fuller)/t`` (``t`` items so far; negative: off).
+(x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings), 2 = pooled (``W += sum_k (x_k - xbar)(x_k -
+xbar)^T``, ``dof += k - 1``, ``h += 1/k`` -- items read once add to ``h`` only -- and ``C = (h / dof) W``, the
+pooled within-item covariance times ``sum_i 1/m_i``; per fold ``FW``, ``FP = [dof, h]``).  ``fuller`` >= 0 caps
+the correction scale by
+Fuller's small-sample rule ``gamma <= max(0, min((nu - fuller)/t, lambda_J - (1 + fuller)/t))`` (``t`` items so far,
+``nu = t - intercept``; negative: off), ``lambda_J = 1 / rho_J`` from the joint moments of ``(y, xbar)``: ``rho_J``
+the largest root of ``C`` against ``A - b b^T / yy``, tracked by a second power vector ``uj`` (generalised power
+steps ``uj <- Q^-1 M uj`` with ``Q = I - v v^T / yy``, ``v = U^-T b``, and their Rayleigh quotient, at least
+``rho_hat``).  ``aux = [rho_hat, gamma, yy, rho_J, dof, h]``, ``yy`` the running sum of ``y^2``.
 ``folds`` > 0 also accumulates item ``t``'s moments in fold ``t mod folds`` (``FG`` sum xbar xbar^T, ``FC`` its
 corrections, ``Fb`` sum xbar y, ``Fn`` items) for the cross-validated correction scale, and caps
 ``gamma <= gcap``.  Every item costs ``O(k p^2 + sweeps p^2)``.
@@ -77,7 +84,7 @@ def _symv(C, v, out, p):
 
 @nb.njit(cache=True)
 def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, sweeps, warmup, t0, U, C, b, theta, u,
-               aux, folds, FG, FC, Fb, Fn, gcap):
+               uj, aux, folds, FG, FC, Fb, Fn, gcap, W, FW, FP):
     n = offsets.shape[0] - 1
     d = R.shape[1]
     p = U.shape[0]
@@ -85,6 +92,7 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
     work = np.empty(p)
     v1 = np.empty(p)
     v2 = np.empty(p)
+    vb = np.empty(p)
     dv = np.empty(d)
     Ci = np.empty((d, d)) if folds > 0 and mode == 1 else np.empty((0, 0))
     for i in range(n):
@@ -122,6 +130,28 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
                 for a in range(d):
                     for c in range(d):
                         FC[f_i, a, c] += Sigma[a, c] * inv_k
+        elif mode == 2:
+            # pooled: the item's scatter into W (and its fold's), then C = (h / dof) W on the noisy block
+            aux[5] += inv_k
+            if k >= 2:
+                aux[4] += k - 1.0
+                for a in range(k):
+                    for j in range(d):
+                        dv[j] = R[o0 + a, j] - xbar[j]
+                    for r in range(d):
+                        f = dv[r]
+                        for c in range(d):
+                            W[r, c] += f * dv[c]
+                            if f_i >= 0:
+                                FW[f_i, r, c] += f * dv[c]
+            if f_i >= 0:
+                FP[f_i, 0] += k - 1.0
+                FP[f_i, 1] += inv_k
+            if aux[4] > 0.0:
+                sc = aux[5] / aux[4]
+                for r in range(d):
+                    for c in range(d):
+                        C[r, c] = sc * W[r, c]
         elif f_i < 0:
             sq = math.sqrt(1.0 / (k * (k - 1.0)))
             for a in range(k):
@@ -154,13 +184,15 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
         yi = y[i]
         for j in range(p):
             b[j] += yi * xbar[j]
+        aux[2] += yi * yi
         # the corrected solution lies in the A-norm ball ||U theta|| <= ||U^-T b|| / (1 - kappa) (when
         # A - gamma C >= (1 - kappa) A); the iterate is kept in it, so a lagging rho_hat cannot blow it up
-        _solve_upper_t(U, b, v1, p)
-        cap = 0.0
+        _solve_upper_t(U, b, vb, p)
+        vv = 0.0
         for j in range(p):
-            cap += v1[j] * v1[j]
-        cap = math.sqrt(cap) / (1.0 - kappa)
+            vv += vb[j] * vb[j]
+        cap = math.sqrt(vv) / (1.0 - kappa)
+        resid = aux[2] - vv  # y^T y - b^T A^-1 b >= 0: the ridge residual sum of squares
         for _ in range(sweeps):
             # one power step on M = U^-T C U^-1: rho_hat = ||M u|| (u unit) <= lambda_max(M)
             _solve_upper(U, u, v1, p)
@@ -176,11 +208,41 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
             aux[0] = nrm
             gamma = 1.0 if nrm <= kappa else kappa / nrm
             if fuller >= 0.0:
-                # Fuller (1987, section 2.5.1) with lambda_hat = 1 / rho_hat, the smallest root of |A - lambda C|
+                # Fuller (1987, section 2.5.1): lambda_J = 1 / rho_J, the smallest root of the joint moments
+                # |[[yy, b^T], [b, A]] - lambda blockdiag(0, C)| = 0, i.e. of |A - b b^T / yy - lambda C|
+                rj = nrm
+                if resid <= 1e-12 * aux[2]:
+                    rj = 1e300  # y explained exactly: the joint root is 0 (kept finite for the saved state)
+                else:
+                    # a generalised power step on (M, Q): w = M uj, Rayleigh quotient uj^T w / uj^T Q uj (a lower
+                    # bound on rho_J), then uj <- Q^-1 w = w + v (v . w) / resid, normalised
+                    _solve_upper(U, uj, v1, p)
+                    _symv(C, v1, v2, p)
+                    _solve_upper_t(U, v2, v1, p)
+                    num = 0.0
+                    uv = 0.0
+                    wv = 0.0
+                    for j in range(p):
+                        num += uj[j] * v1[j]
+                        uv += uj[j] * vb[j]
+                        wv += v1[j] * vb[j]
+                    den = 1.0 - uv * uv / aux[2]
+                    if den > 0.0 and num / den > rj:
+                        rj = num / den
+                    f = wv / resid
+                    nj = 0.0
+                    for j in range(p):
+                        v1[j] += f * vb[j]
+                        nj += v1[j] * v1[j]
+                    nj = math.sqrt(nj)
+                    if nj > 0.0 and math.isfinite(nj):
+                        for j in range(p):
+                            uj[j] = v1[j] / nj
+                aux[3] = rj
                 tf = float(t0 + i + 1)
-                gf = 1.0 - fuller / tf
-                if nrm > 0.0:
-                    gf = min(gf, 1.0 / nrm - (1.0 + fuller) / tf)
+                gf = (tf - (1.0 if intercept else 0.0) - fuller) / tf
+                if rj > 0.0:
+                    gf = min(gf, 1.0 / rj - (1.0 + fuller) / tf)
                 gamma = min(gamma, max(gf, 0.0))
             if gamma > gcap:
                 gamma = gcap  # the cross-validated correction scale
@@ -212,6 +274,6 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
         for j in range(p):
             if not math.isfinite(theta[j]) or not math.isfinite(U[j, j]) or not math.isfinite(b[j]):
                 ok = False
-        if not ok or not math.isfinite(aux[0]):
+        if not ok or not math.isfinite(aux[0]) or not math.isfinite(aux[2]):
             return -(i + 1)
     return n

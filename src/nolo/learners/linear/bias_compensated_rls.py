@@ -17,8 +17,10 @@ from nolo.noise.pool import as_measurement_items, query_copies
 __all__ = ["BiasCompensatedRLS", "NOISE_MODES"]
 
 #: the three ways the noise correction is obtained
-NOISE_MODES = ("repeated", "known", "two_copy")
-_MIN_READINGS = {"repeated": 2, "known": 1, "two_copy": 2}
+NOISE_MODES = ("repeated", "known", "two_copy", "pooled")
+_MIN_READINGS = {"repeated": 2, "known": 1, "two_copy": 2, "pooled": 1}
+#: the compiled loop's mode numbers
+_MODE = {"known": 0, "repeated": 1, "two_copy": 1, "pooled": 2}
 #: no correction (ridge least squares, gamma = 0) for the first _WARMUP * p items, p = d + intercept
 _WARMUP = 2
 #: cv_next_ of a learner whose cross-validated scale is frozen (freeze_correction_scale)
@@ -49,10 +51,16 @@ class BiasCompensatedRLS(NoisyInputLearner):
     * ``noise="repeated"``: ``C_i = sum_k (x_k - xbar)(x_k - xbar)^T / (k_i (k_i - 1))`` (``k_i >= 2``; noise
       unknown): ``xbar xbar^T - C_i`` is the U-statistic ``mean_{k != l} x_k x_l^T``
       (:func:`nolo.estimators.replicates.pairwise_outer`);
-    * ``noise="two_copy"``: the same with the first two readings only (CSS11 Setting 1's information).
+    * ``noise="two_copy"``: the same with the first two readings only (CSS11 Setting 1's information);
+    * ``noise="pooled"``: ``sum_i C_i = Sigma_hat_t sum_i 1/k_i`` with ``Sigma_hat_t`` the running pooled within-item
+      covariance ``sum_i sum_k (x_k - xbar_i)(x_k - xbar_i)^T / sum_i (k_i - 1)`` (``scatter_``, ``pool_dof_``,
+      ``pool_inv_count_``): items read once (``k_i = 1``) add to the moments and to ``sum 1/k_i`` but not to the
+      noise estimate -- unbalanced designs (docs/eiv.md, section 2c).  The correction of the items seen so far is
+      re-estimated with every replicated item (``O(d^2)`` per item); none until one arrives.
 
     After one pass this is exactly :class:`nolo.batch.CorrectedLeastSquares` (``noise_cov=Sigma`` resp.
-    ``"estimate"``) up to ``alpha`` and the solver's tracking error (below).
+    ``"estimate"``; ``"pooled"`` on ragged readings is its pooled estimate, ``"repeated"`` the per-item one, the
+    same for equal counts) up to ``alpha`` and the solver's tracking error (below).
 
     **Recursion** (the bias-compensated RLS of Sagara & Wada, Int. J. Control 25 (1977) 329-343; see
     Soderstrom, *Errors-in-Variables Methods in System Identification*, Springer 2018, on bias-eliminating
@@ -78,12 +86,19 @@ class BiasCompensatedRLS(NoisyInputLearner):
     ``||U w|| <= ||U^{-T} b_t|| / (1 - max_correction)`` that contains the corrected solution.
 
     **Fuller's small-sample guard** (``fuller_alpha``; Fuller 1987, section 2.5.1, the online form of
-    :class:`nolo.batch.CorrectedLeastSquares`' option): ``lambda_hat_t = 1 / rho_t`` is the smallest root of
-    ``|A_t - lambda C_t| = 0`` (the running moment matrix against the running noise correction), and the scale is
-    further capped, ``gamma_t <= min(1 - alpha_F / t, lambda_hat_t - (1 + alpha_F) / t)`` (``t`` items), Fuller's
-    ``g``.  No extra cost (``rho_t`` is tracked anyway).  With the default ``max_correction = 0.9`` the cap
-    ``0.9 lambda_hat`` is the tighter one whenever ``lambda_hat > 10 (1 + alpha_F) / t``, so Fuller's rule only
-    binds on very small samples; with ``max_correction`` close to 1 it is the guard.
+    :class:`nolo.batch.CorrectedLeastSquares`' option, whose docstring states the modification and its sources):
+    ``lambda_J = 1 / rho_J`` is the smallest root of the JOINT moments of ``(y, xbar)``,
+    ``|[[sum y^2, b_t^T], [b_t, A_t]] - lambda blockdiag(0, C_t)| = 0``, i.e. of ``|A_t - b_t b_t^T / sum y^2 -
+    lambda C_t| = 0``, and the scale is further capped, ``gamma_t <= max(0, min((nu - alpha_F) / t, lambda_J -
+    (1 + alpha_F) / t))`` (``t`` items, ``nu = t - 1`` with the intercept, ``t`` without), Fuller's ``g`` floored at
+    0 (the batch estimator allows a negative ``g``; the fixed point needs ``gamma >= 0``).  ``rho_J`` is tracked
+    by a second power vector (``power_joint_``): per sweep one generalised power step on ``(M, Q)``,
+    ``M = U^{-T} C_t U^{-1}``, ``Q = I - v v^T / sum y^2``, ``v = U^{-T} b_t`` (``Q^{-1}`` by Sherman-Morrison), and
+    its Rayleigh quotient, at least ``rho_``, a lower estimate like ``rho_`` (``rho_joint_``; ``yy_`` is
+    ``sum y^2``): ``3 p^2`` more per sweep, only with ``fuller_alpha``.  With the default
+    ``max_correction = 0.9`` the cap ``0.9 / rho_t`` is the tighter one unless ``lambda_J`` is close to 1 or below
+    -- the target nearly a function of the clean inputs, or few items; with ``max_correction`` close to 1 Fuller's
+    rule is the guard.
 
     **Cross-validated correction scale** (``cv_folds = K``, default 5; the online form of
     :class:`nolo.batch.CorrectedLeastSquares`' ``cv_folds``, the same rule): item ``t`` also adds its moments to
@@ -102,14 +117,14 @@ class BiasCompensatedRLS(NoisyInputLearner):
 
     Parameters
     ----------
-    noise : {"repeated", "known", "two_copy"}
+    noise : {"repeated", "known", "two_copy", "pooled"}
         Where the noise correction comes from (above).
     noise_cov : float, (d,) or (d, d) array, or None
         ``noise="known"`` only: the covariance of ONE reading (a variance, variances, or a matrix; symmetric
         positive semidefinite).  Must be None for the other modes.
     n_readings : int or None
         Readings to query per item from an oracle.  None: every remaining reading of a finite pool
-        (:class:`nolo.noise.PoolOracle`), else the minimum of the mode (1 known, 2 otherwise); ``two_copy``
+        (:class:`nolo.noise.PoolOracle`), else 1 for ``known`` and 2 otherwise; ``two_copy``
         always uses 2.  :meth:`learn_stream` uses every reading it is given.
     fit_intercept : bool
         Append a constant feature with zero noise (its coefficient is ``intercept_``).  Fixed once learning
@@ -122,7 +137,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
     sweeps : int >= 1
         Fixed-point (and power) steps per item.
     fuller_alpha : float >= 0 or None
-        Fuller's small-sample guard (above); None: off.  1 (nearly unbiased) or 5 (smaller mean squared error)
+        Fuller's small-sample guard (above); None: off.  1 (nearly unbiased) or 4 (smaller mean squared error)
         are the classical choices.
     cv_folds : int >= 2 or None, default 5
         Folds of the cross-validated correction scale (above); None: off.
@@ -130,7 +145,9 @@ class BiasCompensatedRLS(NoisyInputLearner):
         Unused (the update is deterministic); kept for the learner contract.
 
     State: ``coef_`` (d,), ``intercept_``, ``theta_`` (coefficients with the intercept last), ``chol_``,
-    ``correction_``, ``xy_``, ``power_``, ``rho_``, ``gamma_``, ``readings_`` (readings used), ``t_`` (items);
+    ``correction_``, ``xy_``, ``power_``, ``rho_``, ``gamma_``, ``yy_`` (sum of ``y^2``), ``power_joint_``,
+    ``rho_joint_`` (Fuller's guard; ``rho_joint_`` stays 0 without it), ``readings_`` (readings used), ``t_``
+    (items);
     with ``cv_folds``: ``fold_gram_``, ``fold_correction_``, ``fold_xy_``, ``fold_count_``, ``cv_scale_``,
     ``cv_next_`` (empty folds and 1.0 without).
 
@@ -189,6 +206,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
             {"fuller_alpha": 1.0, "max_correction": 0.99},
             {"cv_folds": 3},
             {"cv_folds": None},
+            {"noise": "pooled", "fuller_alpha": 4.0},
         ]
 
     # -- parameters ------------------------------------------------------------------------------------
@@ -231,6 +249,11 @@ class BiasCompensatedRLS(NoisyInputLearner):
                     "fit_intercept cannot change once learning has started (the Gram matrix has "
                     f"{self.chol_.shape[0]} columns); call reset() first"
                 )
+            pooled_state = getattr(self, "pool_inv_count_", 0.0) > 0.0
+            if getattr(self, "t_", 0) > 0 and pooled_state != (self.noise == "pooled"):
+                raise ParameterError(
+                    f"noise cannot change between 'pooled' and the other modes once learning has started (the "
+                    f"correction was accumulated {'pooled' if pooled_state else 'per item'}); call reset() first")
 
     def _sigma(self, d: int) -> np.ndarray:
         if self.noise != "known":
@@ -250,13 +273,21 @@ class BiasCompensatedRLS(NoisyInputLearner):
         self.xy_ = np.zeros(p)
         self.theta_ = np.zeros(p)
         self.power_ = np.full(p, 1.0 / math.sqrt(p))
+        self.power_joint_ = np.full(p, 1.0 / math.sqrt(p))
         self.rho_ = 0.0
         self.gamma_ = 1.0
+        self.yy_ = 0.0
+        self.rho_joint_ = 0.0
         K = 0 if self.cv_folds is None else int(self.cv_folds)
         self.fold_gram_ = np.zeros((K, p, p))
         self.fold_correction_ = np.zeros((K, p, p))
         self.fold_xy_ = np.zeros((K, p))
         self.fold_count_ = np.zeros(K)
+        self.scatter_ = np.zeros((p, p))  # noise="pooled": the within-item scatter, its dof and sum 1/k_i
+        self.pool_dof_ = 0.0
+        self.pool_inv_count_ = 0.0
+        self.fold_scatter_ = np.zeros((K, p, p))
+        self.fold_pool_ = np.zeros((K, 2))
         self.cv_scale_ = 1.0
         self.cv_next_ = max(4 * K, _WARMUP * p)
         self.coef_ = np.zeros(n_features)
@@ -292,7 +323,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
         remaining = getattr(oracle, "remaining", None)
         if isinstance(remaining, (int, np.integer)) and not isinstance(remaining, bool):
             return max(int(remaining), _MIN_READINGS[self.noise])
-        return _MIN_READINGS[self.noise]
+        return 1 if self.noise == "known" else 2
 
     def learn(self, oracle, y) -> "BiasCompensatedRLS":
         """One item: query its readings (all of a pool's, see ``n_readings``), update the Gram and the coefficients."""
@@ -356,9 +387,11 @@ class BiasCompensatedRLS(NoisyInputLearner):
 
     def _play(self, R: np.ndarray, offsets: np.ndarray, yv: np.ndarray) -> None:
         d = self.n_features_in_
-        U, C, b, theta, u = (a.copy() for a in (self.chol_, self.correction_, self.xy_, self.theta_, self.power_))
+        U, C, b, theta, u, uj = (a.copy() for a in (self.chol_, self.correction_, self.xy_, self.theta_, self.power_,
+                                                    self.power_joint_))
         FG, FC, Fb, Fn = (a.copy() for a in (self.fold_gram_, self.fold_correction_, self.fold_xy_, self.fold_count_))
-        aux = np.array([self.rho_, self.gamma_])
+        W, FW, FP = (a.copy() for a in (self.scatter_, self.fold_scatter_, self.fold_pool_))
+        aux = np.array([self.rho_, self.gamma_, self.yy_, self.rho_joint_, self.pool_dof_, self.pool_inv_count_])
         k_max = 2 if self.noise == "two_copy" else np.iinfo(np.int64).max
         K = FG.shape[0]
         gcap, nxt = float(self.cv_scale_), int(self.cv_next_)
@@ -368,9 +401,9 @@ class BiasCompensatedRLS(NoisyInputLearner):
         while a < n:  # segments end where the cross-validated scale is re-chosen (none without cv_folds)
             e = n if K == 0 else min(n, a + max(nxt - t, 1))
             status = bcrls_loop(
-                R, offsets[a:e + 1], yv[a:e], 0 if self.noise == "known" else 1, k_max, self._sigma(d),
+                R, offsets[a:e + 1], yv[a:e], _MODE[self.noise], k_max, self._sigma(d),
                 bool(self.fit_intercept), float(self.max_correction), fuller, int(self.sweeps), _WARMUP * U.shape[0],
-                t, U, C, b, theta, u, aux, K, FG, FC, Fb, Fn, gcap,
+                t, U, C, b, theta, u, uj, aux, K, FG, FC, Fb, Fn, gcap, W, FW, FP,
             )
             if status < 0:
                 raise NumericalError(
@@ -380,19 +413,34 @@ class BiasCompensatedRLS(NoisyInputLearner):
             t += e - a
             a = e
             if K and t >= nxt:
-                g = choose_correction_scale(FG, FC, Fb, Fn)
+                g = choose_correction_scale(FG, self._fold_noise(FC, W, FW, FP, aux[4]), Fb, Fn)
                 if math.isfinite(g):
                     gcap = g
                 nxt = max(t + 1, math.ceil(1.25 * t))
         used = np.minimum(np.diff(offsets), k_max)
-        self.chol_, self.correction_, self.xy_, self.theta_, self.power_ = U, C, b, theta, u
+        self.chol_, self.correction_, self.xy_, self.theta_, self.power_, self.power_joint_ = U, C, b, theta, u, uj
         self.fold_gram_, self.fold_correction_, self.fold_xy_, self.fold_count_ = FG, FC, Fb, Fn
+        self.scatter_, self.fold_scatter_, self.fold_pool_ = W, FW, FP
         self.cv_scale_, self.cv_next_ = gcap, nxt
-        self.rho_, self.gamma_ = float(aux[0]), float(aux[1])
+        self.rho_, self.gamma_, self.yy_, self.rho_joint_, self.pool_dof_, self.pool_inv_count_ = (float(v) for v in aux)
         self.coef_ = theta[:d].copy()
         self.intercept_ = float(theta[d]) if self.fit_intercept else 0.0
         self.readings_ = int(self.readings_ + used.sum())
         self.t_ = int(self.t_ + offsets.shape[0] - 1)
+
+    def _fold_noise(self, FC, W, FW, FP, dof) -> np.ndarray:
+        """The folds' summed noise corrections: ``FC`` as accumulated, or for ``noise="pooled"`` each fold's pooled
+        within-item covariance times its ``sum 1/k_i`` (the batch estimator's folds, ``"estimate"``), with the
+        pooled covariance of all the items for a fold that has no replicated item yet."""
+        if self.noise != "pooled":
+            return FC
+        out = np.zeros_like(FW)
+        for k in range(FW.shape[0]):
+            if FP[k, 0] > 0:
+                out[k] = FW[k] * (FP[k, 1] / FP[k, 0])
+            elif dof > 0:
+                out[k] = W * (FP[k, 1] / dof)
+        return out
 
     def freeze_correction_scale(self) -> "BiasCompensatedRLS":
         """Choose the cross-validated correction scale on the items seen so far and keep it for every later item
@@ -402,7 +450,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
         self._validate_params()
         if not self.is_initialized or not self.fold_gram_.shape[0] or self.t_ == 0 or self.cv_next_ >= _NEVER:
             return self
-        g = choose_correction_scale(self.fold_gram_, self.fold_correction_, self.fold_xy_, self.fold_count_)
+        FC = self._fold_noise(self.fold_correction_, self.scatter_, self.fold_scatter_, self.fold_pool_, self.pool_dof_)
+        g = choose_correction_scale(self.fold_gram_, FC, self.fold_xy_, self.fold_count_)
         if math.isfinite(g):
             self.cv_scale_ = g
         self.cv_next_ = _NEVER
