@@ -62,6 +62,7 @@ def numba_cache_is_cold() -> bool:
 
 
 def _say_compiling(echo) -> None:
+    os.environ["NOLO_COMPILE_NOTE"] = "0"  # said here once, not by every worker's first call (nolo._compiling)
     if numba_cache_is_cold():
         echo("compiling nolo's numba kernels, once (about a minute; cached for every later run) ...")
 

@@ -51,6 +51,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
+from nolo._compiling import call_compiled
 from nolo.learners.bandit._pcg64 import lookahead_copy, uniform
 from nolo.learners.bandit._simd import (LANES, argmax_first, borrowed, gather_dense, padded,
                                         prefetch, scores, scores_padded)
@@ -471,7 +472,7 @@ def _cacheable(state) -> bool:
 def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
     """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` (see :func:`_run_rounds`)."""
     fn = _run_rounds_cached if _cacheable(state) else _run_rounds_uncached
-    return fn(state, Wt, rows, y, n_rounds, env, lrn_rng, rec)
+    return call_compiled(fn, type(state), "stream loop", state, Wt, rows, y, n_rounds, env, lrn_rng, rec)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -555,32 +556,32 @@ _learn_round_cached, _learn_round_uncached = (njit(cache=c, nogil=True)(_learn_r
 def act_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
     fn = _act_round_cached if _cacheable(state) else _act_round_uncached
-    return fn(state, Wt, idx, val, nnz, rng)
+    return call_compiled(fn, type(state), "act", state, Wt, idx, val, nnz, rng)
 
 
 def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
     fn = _learn_round_cached if _cacheable(state) else _learn_round_uncached
-    return fn(state, Wt, idx, val, nnz, y, played, feedback)
+    return call_compiled(fn, type(state), "learn", state, Wt, idx, val, nnz, y, played, feedback)
 
 
 def learn_rows(state, Wt, rows, played, feedback, lo_row, hi_row):
     """Rows ``lo_row .. hi_row - 1`` of logged (row, played, feedback) through the record's update, in one compiled
     call; returns the rows done (see :func:`_learn_rows`)."""
     fn = _learn_rows_cached if _cacheable(state) else _learn_rows_uncached
-    return fn(state, Wt, rows, played, feedback, lo_row, hi_row)
+    return call_compiled(fn, type(state), "learn_many", state, Wt, rows, played, feedback, lo_row, hi_row)
 
 
 def act_prob_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played, probability of played) for one row, drawing from ``rng`` as :func:`act_round` does."""
     fn = _act_prob_round_cached if _cacheable(state) else _act_prob_round_uncached
-    return fn(state, Wt, idx, val, nnz, rng)
+    return call_compiled(fn, type(state), "act", state, Wt, idx, val, nnz, rng)
 
 
 def probs_rows(state, Wt, rows, P):
     """P[i] = the distribution the record's ``act`` draws row i's label from (``rows``: dense or CSR accessor)."""
     fn = _probs_rows_cached if _cacheable(state) else _probs_rows_uncached
-    return fn(state, Wt, rows, P)
+    return call_compiled(fn, type(state), "action_probabilities", state, Wt, rows, P)
 
 
 __all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "learn_round", "learn_rows",
