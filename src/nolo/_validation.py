@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import tempfile
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +32,8 @@ __all__ = [
     "check_finite",
     "check_probability",
     "check_flip_rates",
+    "check_writable_dir",
+    "check_writable_file",
 ]
 
 
@@ -271,3 +276,37 @@ def check_finite(value: float | np.ndarray, what: str) -> float | np.ndarray:
             "Rescale the inputs, lower the step size, or lower p / the loss's sharpness."
         )
     return value
+
+
+def check_writable_dir(path: Any, name: str) -> Path:
+    """``path`` as a directory files can be written to, checked before any work: created (with its parents) if
+    missing, then probed by creating and removing a small file in it -- permission bits alone do not tell (root,
+    ACLs, read-only mounts).  Raises :class:`ParameterError` naming ``name`` (an option such as ``--out``)."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".nolo-write-check-", dir=p)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ParameterError(f"{name}: cannot write to the directory {str(p)!r} ({exc.strerror or exc}); give a "
+                             f"writable directory") from None
+    return p
+
+
+def check_writable_file(path: Any, name: str) -> Path:
+    """``path`` as a file that can be written (or replaced), checked before any work: not a directory, in a
+    writable directory (:func:`check_writable_dir`, which creates it), and writable itself if it exists.  Raises
+    :class:`ParameterError` naming ``name``."""
+    p = Path(path)
+    if p.is_dir():
+        raise ParameterError(f"{name} must be a file path, got the directory {str(p)!r}")
+    check_writable_dir(p.parent, name)
+    if p.exists():
+        try:
+            with open(p, "ab"):  # opens for writing without changing a byte
+                pass
+        except OSError as exc:
+            raise ParameterError(f"{name}: cannot write to the file {str(p)!r} ({exc.strerror or exc}); give a "
+                                 "writable path") from None
+    return p
