@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import tempfile
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +32,10 @@ __all__ = [
     "check_finite",
     "check_probability",
     "check_flip_rates",
+    "check_writable_dir",
+    "check_writable_file",
+    "writeable",
+    "check_state_bytes",
 ]
 
 
@@ -99,7 +106,11 @@ def check_seed(value: Any, name: str = "seed") -> Any:
 
 def check_choice(value: Any, name: str, choices) -> Any:
     """Check ``value`` is one of ``choices``."""
-    if value not in choices:
+    try:
+        ok = value in choices
+    except (TypeError, ValueError):  # pandas.NA, arrays: their comparison has no truth value
+        ok = False
+    if not ok:
         allowed = ", ".join(repr(c) for c in choices)
         raise ParameterError(f"{name} must be one of {allowed}, got {value!r}")
     return value
@@ -145,17 +156,9 @@ def check_array(
     real_target = np.dtype(dtype).kind in "fiub"
     if real_target and getattr(getattr(value, "dtype", None), "kind", None) == "c":
         raise ParameterError(f"{name} must be real: got a complex {type(value).__name__} (dtype {value.dtype})")
-    try:
-        if isinstance(value, np.ndarray) and value.dtype.kind in "fiub":  # fast path: no complex value possible
-            arr = np.array(value, dtype=dtype, copy=copy) if copy else np.asarray(value, dtype=dtype)
-        else:  # lists of numpy complex scalars, object arrays: numpy would drop the imaginary part with a warning
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", np.exceptions.ComplexWarning)
-                arr = np.array(value, dtype=dtype, copy=copy) if copy else np.asarray(value, dtype=dtype)
-    except np.exceptions.ComplexWarning:
-        raise ParameterError(f"{name} must be real: got complex values") from None
-    except (TypeError, ValueError) as exc:
-        raise ParameterError(f"{name} must be convertible to a {np.dtype(dtype).name} array: {exc}") from None
+    arr = _as_array(value, name, dtype, copy)
+    if dtype is None and arr.dtype.kind not in "biuf":  # objects (a pandas.NA), strings, complex: float64 or refused
+        arr = _as_array(arr, name, np.float64, False)
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
@@ -169,7 +172,33 @@ def check_array(
             raise ParameterError(f"{name} must have shape {want}, got {arr.shape}")
     if finite and arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
         raise ParameterError(f"{name} must contain only finite values (no NaN or inf)")
-    return arr
+    return writeable(arr)
+
+
+def writeable(arr: np.ndarray) -> np.ndarray:
+    """``arr``, or a copy of it if it is read-only (``flags.writeable`` False: a memory map opened ``"r"``, a
+    zero-copy view of Arrow data, a frozen array).  numba compiles a separate version of each loop for read-only
+    arrays (a minute or more on first use), so inputs reach the compiled code writeable; nolo never writes to them."""
+    return arr if arr.flags.writeable else arr.copy()
+
+
+def _as_array(value: Any, name: str, dtype, copy: bool) -> np.ndarray:
+    """``value`` as an array of ``dtype``; ParameterError naming ``name`` for what does not convert (a complex
+    value into a real dtype, a missing value, a string)."""
+    try:
+        if isinstance(value, np.ndarray) and value.dtype.kind in "fiub":  # fast path: no complex value possible
+            return np.array(value, dtype=dtype, copy=copy) if copy else np.asarray(value, dtype=dtype)
+        with warnings.catch_warnings():  # lists of numpy complex scalars, object arrays: numpy would drop the
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)  # imaginary part with a warning
+            return np.array(value, dtype=dtype, copy=copy) if copy else np.asarray(value, dtype=dtype)
+    except np.exceptions.ComplexWarning:
+        raise ParameterError(f"{name} must be real: got complex values") from None
+    except (TypeError, ValueError) as exc:
+        if "NAType" in str(exc):
+            raise ParameterError(f"{name} must hold numbers, got a missing value (pandas.NA): drop or impute the "
+                                 "missing entries first") from None
+        kind = "an array" if dtype is None else f"a {np.dtype(dtype).name} array"
+        raise ParameterError(f"{name} must be convertible to {kind}: {exc}") from None
 
 
 def _check_indices(idx: Any, size: int, what: str, axis: str, n: int) -> np.ndarray:
@@ -247,6 +276,8 @@ def check_sparse(X: Any, name: str = "X", dtype=None):
         raise ParameterError(f"{name} must be convertible to a CSR matrix of real numbers: {exc}") from None
     if not raw:
         _check_sparse_arrays(out, name)
+    if not all(a.flags.writeable for a in (out.data, out.indices, out.indptr)):
+        out = out.copy()  # read-only arrays would compile other versions of the loops (see writeable)
     return out
 
 
@@ -260,6 +291,29 @@ def check_targets_for_rows(y: Any, n: int, rows_name: str, name: str = "y") -> n
     return arr
 
 
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_state_bytes(need: int, what: str, *, max_bytes: int | None = None, hint: str = "") -> None:
+    """The size check of a learner's state, before anything is allocated: :class:`ParameterError` when ``need``
+    bytes exceed ``max_bytes`` (a class's own limit, e.g. SquareCB's ridge oracle) or, without one, this machine's
+    physical memory -- numpy would raise a bare ``MemoryError`` part-way through ``initialize``, or allocate lazily
+    and let the process be killed later.  The message is ``"<what> needs N GiB, more than <the limit>; <hint>"``:
+    ``what`` names the parameters the size comes from (``n_classes``, ``n_features``, ...)."""
+    if max_bytes is not None:
+        limit, label = int(max_bytes), f"max_bytes={int(max_bytes) / 2**30:.2f} GiB"
+    else:
+        limit = physical_memory()
+        label = f"this machine's memory ({(limit or 0) / 2**30:.2f} GiB)"
+    if limit is not None and need > limit:
+        raise ParameterError(f"{what} needs {need / 2**30:.2f} GiB, more than {label}" + (f"; {hint}" if hint else ""))
+
+
 def check_finite(value: float | np.ndarray, what: str) -> float | np.ndarray:
     """Raise :class:`NumericalError` if a computed quantity is not finite.
 
@@ -271,3 +325,37 @@ def check_finite(value: float | np.ndarray, what: str) -> float | np.ndarray:
             "Rescale the inputs, lower the step size, or lower p / the loss's sharpness."
         )
     return value
+
+
+def check_writable_dir(path: Any, name: str) -> Path:
+    """``path`` as a directory files can be written to, checked before any work: created (with its parents) if
+    missing, then probed by creating and removing a small file in it -- permission bits alone do not tell (root,
+    ACLs, read-only mounts).  Raises :class:`ParameterError` naming ``name`` (an option such as ``--out``)."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".nolo-write-check-", dir=p)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ParameterError(f"{name}: cannot write to the directory {str(p)!r} ({exc.strerror or exc}); give a "
+                             f"writable directory") from None
+    return p
+
+
+def check_writable_file(path: Any, name: str) -> Path:
+    """``path`` as a file that can be written (or replaced), checked before any work: not a directory, in a
+    writable directory (:func:`check_writable_dir`, which creates it), and writable itself if it exists.  Raises
+    :class:`ParameterError` naming ``name``."""
+    p = Path(path)
+    if p.is_dir():
+        raise ParameterError(f"{name} must be a file path, got the directory {str(p)!r}")
+    check_writable_dir(p.parent, name)
+    if p.exists():
+        try:
+            with open(p, "ab"):  # opens for writing without changing a byte
+                pass
+        except OSError as exc:
+            raise ParameterError(f"{name}: cannot write to the file {str(p)!r} ({exc.strerror or exc}); give a "
+                                 "writable path") from None
+    return p

@@ -1,10 +1,12 @@
 """The results store and run reuse: hostile metadata is skipped with a warning (issue 14.4), runs made by
 other code are recomputed and --force recomputes (issue 13, stale results), a NumericalError is a failed run
-and the sweep goes on, every run of a directory loads as one tidy DataFrame."""
+and the sweep goes on, every run of a directory loads as one tidy DataFrame; a stored run carries a checksum
+of its bytes, so a corrupted run is refused on read and recomputed by a rerun, never reused."""
 
 from __future__ import annotations
 
 import json
+import logging
 import warnings
 
 import numpy as np
@@ -17,7 +19,8 @@ from nolo.exceptions import NumericalError, PersistenceError
 from nolo.experiments import load_results
 from nolo.experiments import sweep as sweep_mod
 from nolo.experiments.demo import demo_spec
-from nolo.experiments.store import META_KEY, read_run_meta, read_run_meta_or_none, write_index
+from nolo.experiments.store import (META_KEY, CorruptRunError, UncheckedRunError, is_complete, read_run,
+                                    read_run_meta, read_run_meta_or_none, verify_run, write_index, write_run)
 from nolo.experiments.sweep import code_version, run_map, run_sweep, sweep_session
 
 
@@ -146,3 +149,116 @@ def test_the_parent_stamps_the_code_version_its_workers_write():
                                       "task": {"x": 2.0}, "spec_name": "s", "setting": "{}", "learner": None,
                                       "seed": None, "code_version": "0.1.0+parent"})
     assert meta["code_version"] == "0.1.0+parent" and frame["y"].tolist() == [4.0]
+
+
+def _flipped(data: bytes, offset: int) -> bytes:
+    b = bytearray(data)
+    b[offset] ^= 0xFF
+    return bytes(b)
+
+
+def _silently_changed(data: bytes, original: pd.DataFrame) -> bool:
+    """What a plain Parquet read makes of ``data``: True if it reads without error but other rows."""
+    try:
+        return not pq.read_table(pa.BufferReader(data)).to_pandas().equals(original)
+    except Exception:
+        return False
+
+
+def test_every_byte_flip_of_a_stored_run_is_refused_on_read(tmp_path):
+    """Byte flips all over a stored run (column pages, statistics, schema, the nolo metadata, the checksum itself):
+    each one is a CorruptRunError on read -- 0 silent changes -- where a plain Parquet read returns other numbers
+    for some of them without any error."""
+    frame = pd.DataFrame({"t": np.arange(1, 41), "loss": np.linspace(0.0, 1.0, 40) ** 2, "algo": ["a", "b"] * 20})
+    path = write_run(tmp_path / "r.parquet", frame, {"run_id": "r", "kind": "map", "seed": 0})
+    data = path.read_bytes()
+    back, meta = read_run(path)
+    assert back.equals(frame) and meta["checksum"] == "sha256-file" and is_complete(path)
+    offsets = sorted(set(range(0, len(data), 5)) | set(range(len(data) - 400, len(data))))
+    refused, plain_silent = 0, 0
+    for off in offsets:
+        path.write_bytes(_flipped(data, off))
+        with pytest.raises(CorruptRunError, match="r.parquet"):
+            read_run(path)
+        assert not is_complete(path)
+        refused += 1
+        plain_silent += _silently_changed(_flipped(data, off), frame)
+    assert refused == len(offsets) > 600
+    assert plain_silent > 10  # without the checksum these flips would have changed the results silently
+    path.write_bytes(data)
+    assert read_run(path)[0].equals(frame)
+
+
+def _corrupt_a_value(path, frame: pd.DataFrame) -> None:
+    """Overwrite one byte of ``path`` so that a plain Parquet read returns other numbers without an error."""
+    data = path.read_bytes()
+    off = next(o for o in range(len(data)) if _silently_changed(_flipped(data, o), frame))
+    path.write_bytes(_flipped(data, off))
+
+
+def test_a_corrupted_run_is_reported_and_recomputed_never_reused(tmp_path, caplog):
+    tasks = [{"x": 1.0}, {"x": 2.0}, {"x": 3.0}]
+    frames = run_map(diverge_or_square, tasks, tmp_path / "m", name="squares")
+    victim = next(p for p in sorted((tmp_path / "m").glob("*.parquet")) if read_run(p)[0]["x"].iloc[0] == 2.0)
+    _corrupt_a_value(victim, frames[1])
+    assert not pq.read_table(victim).to_pandas().equals(frames[1])  # the damage a plain read does not notice
+    with pytest.raises(CorruptRunError, match=victim.name):
+        verify_run(victim)
+    with pytest.warns(RuntimeWarning, match=f"skipping {victim}.*does not match its checksum.*recomputes it"):
+        loaded = load_results(tmp_path)
+    assert sorted(loaded["x"]) == [1.0, 3.0]  # the corrupted run is not loaded
+    with caplog.at_level(logging.WARNING, logger="nolo.sweep"), sweep_session() as stats:
+        again = run_map(diverge_or_square, tasks, tmp_path / "m", name="squares")
+    assert (stats.reused, stats.computed) == (2, 1)
+    said = [r.getMessage() for r in caplog.records if victim.name in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("recomputing a corrupted stored run") and "checksum" in said[0]
+    assert all(a.equals(b) for a, b in zip(again, frames))
+    assert verify_run(victim)["run_id"] == victim.stem
+    with sweep_session() as third:  # the recomputed run is sound: reused from now on
+        run_map(diverge_or_square, tasks, tmp_path / "m", name="squares")
+    assert (third.reused, third.computed) == (3, 0)
+
+
+def test_a_corrupted_learner_run_is_recomputed_by_the_sweep(tmp_path, caplog):
+    spec = _spec(seeds=(0,))
+    first = run_sweep(spec, tmp_path)
+    victim = sorted(tmp_path.glob("*.parquet"))[0]
+    _corrupt_a_value(victim, read_run(victim)[0])
+    with caplog.at_level(logging.WARNING, logger="nolo.sweep"), sweep_session() as stats:
+        again = run_sweep(spec, tmp_path)
+    assert (stats.reused, stats.computed) == (2, 1)
+    assert any(victim.name in r.getMessage() and "recomputing a corrupted" in r.getMessage() for r in caplog.records)
+    from nolo.experiments.runner import TIMING_COLUMNS
+
+    numbers = [c for c in first.columns if c not in TIMING_COLUMNS]
+    key = ["run_id", "t"]
+    assert first[numbers].sort_values(key).reset_index(drop=True).equals(
+        again[numbers].sort_values(key).reset_index(drop=True))
+
+
+def _strip_checksum(path) -> None:
+    """Rewrite a run file as nolo wrote it before runs carried a content checksum."""
+    table = pq.read_table(path)
+    meta = read_run_meta(path)
+    meta.pop("checksum")
+    pq.write_table(table.replace_schema_metadata({**table.schema.metadata, META_KEY: json.dumps(meta).encode()}),
+                   path)
+
+
+def test_runs_stored_without_a_checksum_are_recomputed_and_said_once(tmp_path, caplog):
+    tasks = [{"x": 1.0}, {"x": 2.0}]
+    for d in ("a", "b"):
+        run_map(diverge_or_square, tasks, tmp_path / d, name="squares")
+        for p in (tmp_path / d).glob("*.parquet"):
+            _strip_checksum(p)
+    with pytest.raises(UncheckedRunError, match="without a content checksum"):
+        verify_run(next((tmp_path / "a").glob("*.parquet")))
+    with pytest.warns(RuntimeWarning, match="4 run.*without a content checksum.*loaded unverified"):
+        assert len(load_results(tmp_path)) == 4  # loaded, with one warning
+    with caplog.at_level(logging.WARNING, logger="nolo.sweep"), sweep_session() as stats:
+        for d in ("a", "b"):
+            run_map(diverge_or_square, tasks, tmp_path / d, name="squares")
+    assert (stats.reused, stats.computed) == (0, 4)
+    said = [r.getMessage() for r in caplog.records if "no content checksum" in r.getMessage()]
+    assert len(said) == 1 and "recomputed" in said[0]
+    assert all(verify_run(p) for p in tmp_path.rglob("*.parquet"))

@@ -119,7 +119,13 @@ def fetch_(data_dir, base_url, quiet, names) -> None:
 
     if base_url is not None and len(names) > 1:
         raise click.UsageError("--base-url serves one data set: give one NAME with it")
+    from nolo._validation import check_writable_dir
+
     where = resolve_data_dir(data_dir)
+    try:  # before downloading
+        check_writable_dir(where.path, "--data-dir" if data_dir is not None else f"the data directory ({where.source})")
+    except ParameterError as exc:
+        raise click.UsageError(str(exc)) from None
     click.echo(f"data directory: {where.describe()}")
     for name in names:
         try:

@@ -1,8 +1,8 @@
 """``nolo run``, ``nolo reproduce`` and ``nolo results``: thin wrappers over :mod:`nolo.experiments`.
 
 User errors (a bad spec, a missing dataset, an output directory that cannot be
-created, an unreachable Dask scheduler) print one message and exit with
-status 2, without a traceback.
+created or written to -- checked before any run --, an unreachable Dask
+scheduler) print one message and exit with status 2, without a traceback.
 
 Stopping a run: Ctrl-C or SIGTERM (what batch schedulers send) stops the
 sweep and its worker processes (exit status 130 / 143); after ``kill -9`` of
@@ -23,6 +23,7 @@ from pathlib import Path
 
 import click
 
+from nolo._validation import check_writable_dir, check_writable_file
 from nolo.exceptions import NoloError
 from nolo.experiments.registry import PAPERS
 
@@ -89,10 +90,11 @@ def _interruptible():
 
 
 def _make_out(out: str) -> None:
+    """Create ``--out`` and check that files can be written in it, before any run."""
     try:
-        Path(out).mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        _fail(f"--out: cannot create the output directory {out!r} ({exc.strerror})")
+        check_writable_dir(out, "--out")
+    except NoloError as exc:
+        _fail(str(exc))
 
 
 def _parse_seeds(seeds: str | None, count_ok: bool = False):
@@ -302,6 +304,11 @@ def results(directory, at, kind, csv_path):
 
     from nolo.experiments.store import aggregate, load_results
 
+    if csv_path:
+        try:
+            check_writable_file(csv_path, "--csv")
+        except NoloError as exc:
+            _fail(str(exc))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

@@ -64,8 +64,11 @@ def learn(log, out, learner, resume, n_classes, rho0, rho1, rates_json, weightin
     from nolo.offpolicy.logs import iter_log
     from nolo.random import as_generator
 
+    from nolo._validation import check_writable_file
+
     t0 = time.perf_counter()
     try:
+        check_writable_file(out, "--out")  # before any learning: the model is saved only at the end
         if rates_json is not None:
             if rho0 is not None or rho1 is not None:
                 raise ParameterError("give --rates or --rho0/--rho1, not both")

@@ -25,9 +25,18 @@ def plot(directory, metric, by, out, linear):
     """Plot METRIC vs rounds (mean over seeds, +-1 standard error) for every run under DIRECTORY."""
     from pathlib import Path
 
+    from nolo._validation import check_writable_dir, check_writable_file
     from nolo.experiments import plots
     from nolo.experiments.store import load_results
 
+    try:  # before reading the runs: the figure is written last
+        if out is not None:
+            check_writable_file(out, "--out")
+        else:
+            check_writable_dir(directory, "DIRECTORY (where the figure goes without --out)")
+    except NoloError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

@@ -16,6 +16,7 @@ import time
 import traceback
 from pathlib import Path
 
+from nolo._validation import check_writable_dir
 from nolo.exceptions import ParameterError
 from nolo.experiments.context import Context
 from nolo.experiments.registry import check_paper, get_experiments, load_experiment_modules
@@ -150,11 +151,7 @@ def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nol
             raise ParameterError("scheduler must be a Dask scheduler address (e.g. 'tcp://127.0.0.1:8786') "
                                  "with backend='dask'")
         check_scheduler(scheduler)
-    out = Path(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ParameterError(f"out: cannot create the output directory {str(out)!r} ({exc.strerror})") from None
+    out = check_writable_dir(out, "out")  # before any run: not a PermissionError once everything is computed
     saved_env = os.environ.get("NOLO_DATA_DIR")
     if data_dir is not None:
         if not Path(data_dir).is_dir():

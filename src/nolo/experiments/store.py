@@ -23,6 +23,7 @@ it with a warning naming it (:func:`read_run_meta_or_none`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import warnings
@@ -39,7 +40,12 @@ from nolo.exceptions import ParameterError, PersistenceError
 
 __all__ = [
     "META_KEY",
+    "CHECKSUM_KEY",
+    "CorruptRunError",
+    "UncheckedRunError",
     "write_run",
+    "read_run",
+    "verify_run",
     "read_run_meta",
     "read_run_meta_or_none",
     "is_complete",
@@ -55,6 +61,19 @@ META_KEY = b"nolo"
 INDEX_NAME = "_index.json"
 OLD_INDEX_NAME = "index.json"
 ID_COLUMNS = ("kind", "spec_name", "setting", "learner", "seed", "run_id")
+#: file-level key-value metadata holding the hex SHA-256 of the file (see the module docstring)
+CHECKSUM_KEY = b"nolo_sha256"
+#: ``meta["checksum"]`` of a run written with a content checksum
+CHECKSUM_SCHEME = "sha256-file"
+_PLACEHOLDER = b"0" * 64
+
+
+class CorruptRunError(PersistenceError):
+    """A stored run whose bytes do not match its content checksum (changed after it was written)."""
+
+
+class UncheckedRunError(PersistenceError):
+    """A stored run written without a content checksum (by an earlier nolo): it cannot be verified."""
 
 
 def utc_now() -> str:
@@ -73,31 +92,109 @@ def _atomic_write_bytes(path: Path, writer) -> None:
             tmp.unlink()
 
 
+#: bytes between the checksum's key and its value in the footer (Thrift compact protocol: the value's field
+#: header 0x18 and its length 64 as a one-byte varint 0x40)
+_VALUE_GAP = b"\x18\x40"
+
+
+def _checksum_offset(data: bytes) -> int:
+    """Where the 64 bytes of the checksum value start (after the last ``nolo_sha256`` key), -1 if no key."""
+    key = data.rfind(CHECKSUM_KEY)
+    return -1 if key < 0 else key + len(CHECKSUM_KEY) + len(_VALUE_GAP)
+
+
+def _file_digest(data: bytes, at: int) -> bytes:
+    """The hex SHA-256 of ``data`` with the 64 checksum bytes at ``at`` read as the placeholder."""
+    h = hashlib.sha256(data[:at])
+    h.update(_PLACEHOLDER)
+    h.update(data[at + len(_PLACEHOLDER):])
+    return h.hexdigest().encode()
+
+
+def _write_sealed(path: Path, table: pa.Table) -> None:
+    """Write ``table`` to ``path`` with a placeholder checksum, then put the file's SHA-256 in its place."""
+    with pq.ParquetWriter(path, table.schema) as writer:
+        writer.write_table(table)
+        writer.add_key_value_metadata({CHECKSUM_KEY: _PLACEHOLDER})
+    data = path.read_bytes()
+    at = _checksum_offset(data)
+    if at < 0 or data[at - len(_VALUE_GAP):at + len(_PLACEHOLDER)] != _VALUE_GAP + _PLACEHOLDER:
+        raise PersistenceError(f"{path}: cannot place the content checksum in the Parquet footer "  # pragma: no cover
+                               f"(pyarrow {pa.__version__} lays it out differently)")
+    with open(path, "r+b") as fh:
+        fh.seek(at)
+        fh.write(_file_digest(data, at))
+
+
 def write_run(path: str | os.PathLike, frame: pd.DataFrame, meta: dict[str, Any]) -> Path:
-    """Write ``frame`` with ``meta`` (JSON-able; ``complete: true`` is added) atomically to ``path``."""
+    """Write ``frame`` with ``meta`` (JSON-able; ``complete: true`` and ``checksum`` are added) atomically to
+    ``path``, with the SHA-256 of the file in its metadata (:func:`verify_run`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    meta = dict(meta, complete=True)
+    meta = dict(meta, complete=True, checksum=CHECKSUM_SCHEME)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), META_KEY: json.dumps(meta).encode()})
-    _atomic_write_bytes(path, lambda p: pq.write_table(table, p))
+    _atomic_write_bytes(path, lambda p: _write_sealed(p, table))
     return path
 
 
-def read_run_meta(path: str | os.PathLike) -> dict:
-    """The ``nolo`` metadata of a run file (PersistenceError if it has none, or if it is not a JSON object)."""
+def _read_bytes(path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise PersistenceError(f"{path} cannot be read: {exc.strerror or exc}") from None
+
+
+def verify_run(path: str | os.PathLike, data: bytes | None = None) -> dict:
+    """The ``nolo`` metadata of run file ``path`` after checking its bytes against its content checksum.
+
+    Raises :class:`CorruptRunError` when they do not match (or the checksum is missing from a file whose metadata
+    says it has one), :class:`UncheckedRunError` for a run written without a checksum, and
+    :class:`~nolo.exceptions.PersistenceError` for a file that is not a readable run.  ``data``: the file's bytes,
+    if already read."""
+    data = _read_bytes(path) if data is None else data
+    at = _checksum_offset(data)
+    if at >= 0:
+        if _file_digest(data, at) != data[at:at + len(_PLACEHOLDER)]:
+            raise CorruptRunError(f"{path}: its content does not match its checksum (the file was changed after it "
+                                  "was written)")
+        return read_run_meta(pa.BufferReader(data), name=path)
+    meta = read_run_meta(pa.BufferReader(data), name=path)
+    if meta.get("checksum") is not None:
+        raise CorruptRunError(f"{path}: its content checksum is missing (the file was changed after it was written)")
+    raise UncheckedRunError(f"{path} was stored without a content checksum (by an earlier nolo), so it cannot be "
+                            "verified")
+
+
+def read_run(path: str | os.PathLike) -> tuple[pd.DataFrame, dict]:
+    """The rows and the ``nolo`` metadata of run file ``path``, verified against its content checksum
+    (:func:`verify_run`, whose errors it raises)."""
+    data = _read_bytes(path)
+    meta = verify_run(path, data)
+    try:
+        frame = pq.read_table(pa.BufferReader(data)).to_pandas()
+    except (OSError, pa.ArrowException) as exc:
+        raise PersistenceError(f"{path} is not a readable Parquet file: {exc}") from None
+    return frame, meta
+
+
+def read_run_meta(path, name=None) -> dict:
+    """The ``nolo`` metadata of a run file (PersistenceError if it has none, or if it is not a JSON object); not
+    checked against the content checksum (:func:`verify_run` does).  ``path``: a path or a pyarrow file;
+    ``name``: the file's name in messages (default ``path``)."""
+    name = path if name is None else name
     try:
         md = pq.read_schema(path).metadata or {}
     except (OSError, pa.ArrowException) as exc:
-        raise PersistenceError(f"{path} is not a readable Parquet file: {exc}") from None
+        raise PersistenceError(f"{name} is not a readable Parquet file: {exc}") from None
     if META_KEY not in md:
-        raise PersistenceError(f"{path} has no nolo run metadata")
+        raise PersistenceError(f"{name} has no nolo run metadata")
     try:
         meta = json.loads(md[META_KEY])
     except (ValueError, UnicodeDecodeError) as exc:
-        raise PersistenceError(f"{path}: its nolo run metadata is not JSON ({exc})") from None
+        raise PersistenceError(f"{name}: its nolo run metadata is not JSON ({exc})") from None
     if not isinstance(meta, dict):
-        raise PersistenceError(f"{path}: its nolo run metadata is a JSON {type(meta).__name__}, not an object")
+        raise PersistenceError(f"{name}: its nolo run metadata is a JSON {type(meta).__name__}, not an object")
     return meta
 
 
@@ -112,12 +209,16 @@ def read_run_meta_or_none(path: str | os.PathLike, warn: bool = True) -> dict | 
 
 
 def is_complete(path: str | os.PathLike) -> bool:
-    """True if ``path`` is a readable run file whose metadata says it is complete."""
+    """True if ``path`` is a run file whose metadata says it is complete and whose bytes match its content
+    checksum (:func:`verify_run`)."""
     p = Path(path)
     if not p.is_file():
         return False
-    meta = read_run_meta_or_none(p)
-    return bool(meta and meta.get("complete"))
+    try:
+        meta = verify_run(p)
+    except PersistenceError:
+        return False
+    return bool(meta.get("complete"))
 
 
 def run_files(directory: str | os.PathLike, recursive: bool = True) -> list[Path]:
@@ -187,15 +288,27 @@ def load_results(directory: str | os.PathLike, kind: str = "all", *, failed: boo
     columns (the union over runs; absent ones are NaN).  A column a run records itself (a map task's
     ``seed``) is kept as recorded.  ``kind`` filters ("run", "map" or "all", the default); failed runs
     (NumericalError) have no rows, ``failed=True`` lists them instead (with their ``error``).  Files
-    that are not nolo runs are skipped with a warning naming them.
+    that are not nolo runs, and runs whose bytes do not match their content checksum (corrupted after they
+    were written; rerunning the sweep or ``nolo reproduce`` recomputes them), are skipped with a warning naming
+    them; runs stored without a checksum (by an earlier nolo) are loaded unverified, with one warning.
     """
     if kind not in ("run", "map", "all"):
         raise ParameterError(f"kind must be 'run', 'map' or 'all', got {kind!r}")
     root = Path(directory)
-    frames, failures = [], []
+    frames, failures, unchecked = [], [], 0
     for p in run_files(directory):
-        meta = read_run_meta_or_none(p)
-        if meta is None:
+        try:
+            data = _read_bytes(p)
+            try:
+                meta = verify_run(p, data)
+            except UncheckedRunError:
+                meta, unchecked = read_run_meta(pa.BufferReader(data), name=p), unchecked + 1
+        except CorruptRunError as exc:
+            warnings.warn(f"skipping {exc}; rerunning its sweep (nolo reproduce, nolo run) recomputes it",
+                          RuntimeWarning, stacklevel=2)
+            continue
+        except PersistenceError as exc:
+            warnings.warn(f"skipping {exc}", RuntimeWarning, stacklevel=2)
             continue
         if kind != "all" and meta.get("kind") != kind:
             continue
@@ -204,10 +317,10 @@ def load_results(directory: str | os.PathLike, kind: str = "all", *, failed: boo
         if meta.get("status") == "failed":
             failures.append({"experiment": exp, **{c: meta.get(c) for c in ID_COLUMNS}, "error": meta.get("error")})
             continue
-        if failed:  # only the failed runs' metadata is wanted: the tables are not read (nor warned about twice)
+        if failed:  # only the failed runs' metadata is wanted: the tables are not read
             continue
         try:
-            df = pq.read_table(p).to_pandas()
+            df = pq.read_table(pa.BufferReader(data)).to_pandas()
         except (OSError, pa.ArrowException) as exc:
             warnings.warn(f"skipping {p}: not a readable Parquet file ({exc})", RuntimeWarning, stacklevel=2)
             continue
@@ -218,6 +331,10 @@ def load_results(directory: str | os.PathLike, kind: str = "all", *, failed: boo
                 df.insert(0, col, meta.get(col))
         df.insert(0, "experiment", exp)
         frames.append(df)
+    if unchecked:
+        warnings.warn(f"{unchecked} run(s) under {directory} were stored without a content checksum (by an earlier "
+                      "nolo) and are loaded unverified; rerunning their sweep (nolo reproduce, nolo run) recomputes "
+                      "them", RuntimeWarning, stacklevel=2)
     if failed:
         return pd.DataFrame(failures, columns=["experiment", *ID_COLUMNS, "error"])
     if not frames:

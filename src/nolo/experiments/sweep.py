@@ -9,7 +9,10 @@ metadata), is reused, so rerunning an interrupted sweep finishes only the
 missing runs; each run is a pure function of its id (apart from timing
 columns), so the result equals an uninterrupted sweep.  A file written by
 other code is recomputed; ``force=True`` (``--force``) recomputes every run
-once.  A run that raises :class:`~nolo.exceptions.NumericalError` is stored
+once.  A stored run is reused only if its bytes match its content checksum
+(:func:`nolo.experiments.store.verify_run`): a corrupted file is recomputed
+with a warning naming it, and runs stored without a checksum (by an earlier
+nolo) are recomputed with one line saying so.  A run that raises :class:`~nolo.exceptions.NumericalError` is stored
 as a failed run (its metadata has ``status: "failed"`` and the error, no rows)
 and the sweep goes on.
 
@@ -43,9 +46,10 @@ import numpy as np
 import pandas as pd
 
 from nolo import __version__
-from nolo.exceptions import NumericalError, ParameterError
+from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.experiments.spec import ExperimentSpec, load_spec
-from nolo.experiments.store import cleanup_tmp, read_run_meta_or_none, utc_now, write_index, write_run
+from nolo.experiments.store import (CorruptRunError, UncheckedRunError, cleanup_tmp, read_run, utc_now, verify_run,
+                                    write_index, write_run)
 
 __all__ = ["plan_sweep", "run_sweep", "run_map", "execute_tasks", "run_id_for", "code_version", "RunStats",
            "sweep_session", "current_stats"]
@@ -146,6 +150,8 @@ class RunStats:
 class _Session:
     force_since: float | None = None
     stats: RunStats = field(default_factory=RunStats)
+    #: one-time messages already logged (shared with the sessions nested in this one)
+    said: set = field(default_factory=set)
 
 
 _SESSION = _Session()
@@ -157,7 +163,7 @@ def sweep_session(force: bool = False):
     recompute every run once (files written before the block started are not reused)."""
     global _SESSION
     saved = _SESSION
-    _SESSION = _Session(force_since=time.time() if force else saved.force_since)
+    _SESSION = _Session(force_since=time.time() if force else saved.force_since, said=saved.said)
     try:
         yield _SESSION.stats
     finally:
@@ -172,13 +178,25 @@ def current_stats() -> RunStats:
     return _SESSION.stats
 
 
-def _reusable(path: Path, force_since: float | None, version: str) -> dict | None:
+def _reusable(path: Path, force_since: float | None, version: str, unchecked: list | None = None) -> dict | None:
     """The metadata of ``path`` if it is a complete run written by this code (``version``, and after
-    ``force_since``)."""
+    ``force_since``) whose bytes match its content checksum.  A corrupted file is logged (it is recomputed);
+    a run stored without a checksum is appended to ``unchecked`` (the caller says so once)."""
     if not path.is_file():
         return None
-    meta = read_run_meta_or_none(path)
-    if not meta or not meta.get("complete") or meta.get("code_version") != version:
+    try:
+        meta = verify_run(path)
+    except CorruptRunError as exc:
+        logger.warning("recomputing a corrupted stored run: %s", exc)
+        return None
+    except UncheckedRunError:
+        if unchecked is not None:
+            unchecked.append(path)
+        return None
+    except PersistenceError as exc:
+        logger.warning("recomputing a stored run that cannot be read: %s", exc)
+        return None
+    if not meta.get("complete") or meta.get("code_version") != version:
         return None
     if force_since is not None and path.stat().st_mtime < force_since:
         return None
@@ -352,15 +370,22 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
              for t in tasks]
     force_since = time.time() if force else _SESSION.force_since
     stats = _SESSION.stats
-    todo = []
+    todo, unchecked = [], []
     for t, p in zip(tasks, paths):
-        meta = _reusable(p, force_since, t["code_version"])
+        meta = _reusable(p, force_since, t["code_version"], unchecked)
         if meta is None:
             todo.append((t, p))
         else:
             stats.reused += 1
             if meta.get("status") == "failed":
                 stats.failed.append((str(p), meta.get("error")))
+    if unchecked:
+        first = "unchecked" not in _SESSION.said
+        _SESSION.said.add("unchecked")
+        logger.log(logging.WARNING if first else logging.DEBUG,
+                   "%d stored run(s) in %s have no content checksum (written by an earlier nolo): they cannot be "
+                   "verified and are recomputed%s", len(unchecked), out_dir,
+                   " (said once: other directories' such runs are recomputed too)" if first else "")
     bar = progress(total=len(todo), desc=f"sweep {out_dir.name}", enabled=show_progress)
     bar_on = progress_enabled() if show_progress is None else bool(show_progress)
     log = _ProgressLog(f"sweep {out_dir.parent.name}/{out_dir.name}", len(todo)) if todo and not bar_on else None
@@ -412,13 +437,11 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
 
 
 def _load_runs(paths: list[Path]) -> pd.DataFrame:
-    from nolo.experiments.store import ID_COLUMNS, read_run_meta
-    import pyarrow.parquet as pq
+    from nolo.experiments.store import ID_COLUMNS
 
     frames = []
     for p in paths:
-        meta = read_run_meta(p)
-        df = pq.read_table(p).to_pandas()
+        df, meta = read_run(p)
         for col in reversed(ID_COLUMNS):
             if col not in df:
                 df.insert(0, col, meta.get(col))
@@ -486,6 +509,4 @@ def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, na
                         "seed": task.get("seed"), "code_scope": code_scope, "packages": packages})
     paths = execute_tasks(planned, out_dir, jobs=jobs, backend=backend, scheduler=scheduler,
                           show_progress=show_progress, force=force)
-    import pyarrow.parquet as pq
-
-    return [pq.read_table(p).to_pandas() for p in paths]
+    return [read_run(p)[0] for p in paths]

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from nolo._validation import check_choice, check_int, check_scalar
+from nolo._validation import check_choice, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import PersistenceError, NumericalError, ParameterError
 from nolo.learners.bandit import _predict, _stream
 from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
@@ -401,8 +401,8 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
         dtype = self.W_.dtype if was_initialized else np.dtype(getattr(self, "dtype", "float64"))
         rows, n, Xr = self._rows_X(Xc, dtype)
         self._ensure_initialized(Xr.shape[1])
-        a = np.ascontiguousarray(a, dtype=np.int64)
-        f = np.ascontiguousarray(f, dtype=np.int64)
+        a = np.require(a, np.int64, "CW")  # writeable too: a read-only array would compile other loops
+        f = np.require(f, np.int64, "CW")
         snap = self._snapshot()
         try:
             done = 0
@@ -467,6 +467,16 @@ class ExploringBanditLearner(OneBitBanditLearner):
             return corollary_gamma(self.gamma, self.horizon, complexity=getattr(self, "complexity", 1.0),
                                    beta=self._beta_for_schedule())
         return float(self.gamma)
+
+    def initialize(self, n_features: int) -> "ExploringBanditLearner":
+        self._validate_params()
+        if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)) and n_features >= 1:
+            K, d = int(self.n_classes), int(n_features)
+            check_state_bytes(K * d * np.dtype(self.dtype).itemsize, f"{type(self).__name__} keeps an n_classes x "
+                              f"n_features {self.dtype} weight matrix: n_classes={K}, n_features={d}",
+                              hint="lower n_classes or the rows' dimension (feature hashing, "
+                                   "nolo.kernels.NystroemFeatures)")
+        return super().initialize(n_features)
 
     def _init_state(self, n_features: int) -> None:
         self._init_weights(n_features)

@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nolo._validation import check_flip_rates, check_int, check_scalar
+from nolo._validation import check_flip_rates, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit import _stream
 from nolo.learners.bandit._linear import OneBitBanditLearner
@@ -289,12 +289,10 @@ class KernelLabelTS(OneBitBanditLearner):
     def initialize(self, n_features: int) -> "KernelLabelTS":
         self._validate_params()
         if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)):
-            need = 8 * int(n_features) * int(self.budget)
-            if need > int(self.max_bytes):
-                raise ParameterError(
-                    f"KernelLabelTS keeps d x budget = {int(n_features)} x {int(self.budget)} float64 "
-                    f"({need / 2**30:.2f} GiB), more than max_bytes={int(self.max_bytes) / 2**30:.2f} GiB: lower "
-                    "budget, reduce the rows' dimension (e.g. nolo.kernels.NystroemFeatures) or raise max_bytes")
+            check_state_bytes(8 * int(n_features) * int(self.budget), f"KernelLabelTS keeps d x budget = "
+                              f"{int(n_features)} x {int(self.budget)} float64", max_bytes=int(self.max_bytes),
+                              hint="lower budget, reduce the rows' dimension (e.g. nolo.kernels.NystroemFeatures) or "
+                                   "raise max_bytes")
         return super().initialize(n_features)
 
     def _init_state(self, n_features: int) -> None:

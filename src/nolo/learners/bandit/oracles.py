@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from nolo.exceptions import ParameterError
+from nolo._validation import check_state_bytes
 from nolo.learners.bandit._simd import scores
 from nolo.learners.bandit._stream import row_of
 from nolo.learners.bandit.sketch_oracle import FDSONOracle, fdson_buffer, fdson_oracle, fdson_update
@@ -87,12 +87,9 @@ def ridge_bytes(n_classes: int, n_features: int) -> int:
 
 def check_ridge_bytes(n_classes: int, n_features: int, max_bytes: int = RIDGE_MAX_BYTES) -> None:
     """ParameterError when the ridge oracle's inverses would exceed ``max_bytes``."""
-    need = ridge_bytes(n_classes, n_features)
-    if need > max_bytes:
-        raise ParameterError(
-            f"oracle='ridge' keeps one (d+1) x (d+1) float64 inverse per class: K={n_classes}, d={n_features} needs "
-            f"{need / 2**30:.2f} GiB, more than max_bytes={max_bytes / 2**30:.2f} GiB; use oracle='ogd' (O(K d) memory) "
-            "or raise max_bytes")
+    check_state_bytes(ridge_bytes(n_classes, n_features), f"oracle='ridge' keeps one (d+1) x (d+1) float64 inverse "
+                      f"per class: K={n_classes}, d={n_features}", max_bytes=max_bytes,
+                      hint="use oracle='ogd' (O(K d) memory) or raise max_bytes")
 
 
 def ridge_inverses(n_classes: int, n_features: int, lam: float, max_bytes: int = RIDGE_MAX_BYTES) -> np.ndarray:

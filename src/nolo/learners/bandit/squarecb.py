@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from nolo._validation import check_choice, check_flip_rates, check_int, check_scalar
+from nolo._validation import check_choice, check_flip_rates, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit import rate_oracle as RO
@@ -361,8 +361,16 @@ class SquareCB(OneBitBanditLearner):
 
     def initialize(self, n_features: int) -> "SquareCB":
         self._validate_params()
-        if self.oracle == "ridge" and not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)):
-            O.check_ridge_bytes(self.n_classes, n_features, int(self.max_bytes))  # raises, state untouched
+        if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)) and n_features >= 1:
+            K, D, m = int(self.n_classes), int(n_features) + 1, int(self.sketch_size)
+            if self.oracle == "ridge":
+                O.check_ridge_bytes(K, n_features, int(self.max_bytes))  # raises, state untouched
+            per_class = {"ridge": D + D * D, "ogd": 3 * D, "fdson": D + 2 * m * D + 8 * m * m}[self.oracle]
+            check_state_bytes(8 * K * per_class, f"{type(self).__name__}(oracle={self.oracle!r}) keeps the weights and "
+                              f"the oracle's state of every class: n_classes={K}, n_features={int(n_features)}"
+                              + (f", sketch_size={m}" if self.oracle == "fdson" else ""),
+                              hint="lower n_classes or the rows' dimension (feature hashing, "
+                                   "nolo.kernels.NystroemFeatures)")
         return super().initialize(n_features)
 
     def _init_state(self, n_features: int) -> None:

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_array, check_bool, check_choice, check_int, check_scalar, check_seed
+from nolo._validation import (check_array, check_bool, check_choice, check_int, check_scalar, check_seed,
+                              check_state_bytes)
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.kernels.surrogate import check_noise_covariance
 from nolo.batch.eiv import choose_correction_scale
@@ -264,6 +265,15 @@ class BiasCompensatedRLS(NoisyInputLearner):
         S = np.ascontiguousarray(check_noise_covariance(self.noise_cov, d))
         self._sigma_cache = (self.noise_cov, d, S)
         return S
+
+    def initialize(self, n_features: int) -> "BiasCompensatedRLS":
+        self._validate_params()
+        if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)) and n_features >= 1:
+            p, k = int(n_features) + int(bool(self.fit_intercept)), 2 + 2 * int(self.cv_folds or 0)
+            check_state_bytes(8 * k * p * p, f"BiasCompensatedRLS keeps {k} p x p float64 matrices (p = n_features "
+                              f"+ intercept; {k - 2} for cv_folds={self.cv_folds}): n_features={int(n_features)}",
+                              hint="reduce the rows' dimension, or cv_folds=None")
+        return super().initialize(n_features)
 
     def _init_state(self, n_features: int) -> None:
         p = n_features + int(bool(self.fit_intercept))
