@@ -161,8 +161,8 @@ class Learner(Configurable):
         a fresh instance, counts >= 0).  Override when the state has cross-attribute invariants the compiled
         code relies on (e.g. a fill count <= a buffer's length), or when a finite state can still not be learned
         from (a covariance that is not positive definite, a scale of 0, a norm that overflows): the helpers
-        :func:`check_state_range`, :func:`check_state_sqnorm`, :func:`check_state_spd` and
-        :func:`check_state_expansion` raise :class:`PersistenceError` naming the array (``load`` adds the class).
+        :func:`check_state_range`, :func:`check_state_sqnorm`, :func:`check_state_column_sqnorms`,
+        :func:`check_state_spd` and :func:`check_state_expansion` raise :class:`PersistenceError` naming the array (``load`` adds the class).
         The default checks nothing more.
         """
 
@@ -435,6 +435,18 @@ def check_state_sqnorm(key: str, a: np.ndarray, what: str = "") -> None:
     if not math.isfinite(_sqnorm(a)):
         raise PersistenceError(f"state array {key!r} must have a finite squared norm{f' ({what})' if what else ''}, "
                                f"got entries up to {float(np.max(np.abs(a))):.3g} (it overflows float64)")
+
+
+def check_state_column_sqnorms(norms_key: str, norms: np.ndarray, vectors_key: str, vectors: np.ndarray) -> None:
+    """``norms[i]`` is the squared norm of column ``i`` of ``vectors`` (to 1e-9), and that is finite: a stored
+    vector's squared norm that a kernel's squared distances ``||x||^2 + ||s||^2 - 2 x . s`` read instead of
+    recomputing it."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.einsum("ij,ij->j", vectors, vectors)
+        ok = np.all(np.isfinite(sq)) and np.all(np.abs(norms - sq) <= 1e-9 * sq)
+    if not ok:
+        raise PersistenceError(f"state array {norms_key!r} must hold the squared norms of the columns of "
+                               f"{vectors_key!r}, each finite")
 
 
 def check_state_spd(key: str, M: np.ndarray, what: str = "") -> None:

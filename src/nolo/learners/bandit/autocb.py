@@ -80,7 +80,7 @@ from nolo.learners.bandit import squarecb as S
 from nolo.learners.bandit._linear import OneBitBanditLearner
 from nolo.learners.bandit._simd import padded, scores_padded
 from nolo.learners.bandit._stream import row_of
-from nolo.learners.base import check_state_range, check_state_spd, check_state_sqnorm
+from nolo.learners.base import check_state_column_sqnorms, check_state_range, check_state_spd, check_state_sqnorm
 
 __all__ = ["AutoCB", "AutoCBState", "default_learner", "CANDIDATES", "row_hash"]
 
@@ -981,7 +981,8 @@ class AutoCB(OneBitBanditLearner):
         flag in {-1, 0, 1}; the linear oracle as :func:`nolo.learners.bandit.squarecb.check_oracle_state` says, the
         kernel oracle's inverses ``kernel_P_`` symmetric positive definite and its weights of finite squared norm,
         the kernel PCA map ``kernel_proj_`` within ``_EIG_RTOL^-1/2`` (eigenvectors over the square roots of
-        eigenvalues >= ``_EIG_RTOL`` times the largest, itself >= 1); the normaliser's running means within the
+        eigenvalues >= ``_EIG_RTOL`` times the largest, itself >= 1), the landmarks' squared norms ``kernel_lnorm_``
+        those of the columns of ``kernel_land_``; the normaliser's running means within the
         largest |x_j| seen, whose squares are finite, the sd row >= 0 with the 1/sd and -mu/sd rows its reciprocal
         and the centring it implies (0 where sd is 0); the selection's losses >= 0."""
         super()._check_state()
@@ -1021,6 +1022,7 @@ class AutoCB(OneBitBanditLearner):
         check_state_sqnorm("kernel_W_", self.kernel_W_, "the kernel oracle's weights")
         check_state_range("kernel_proj_", self.kernel_proj_, -_EIG_RTOL ** -0.5, _EIG_RTOL ** -0.5,
                           "the kernel PCA map: eigenvectors over the square roots of eigenvalues")
+        check_state_column_sqnorms("kernel_lnorm_", self.kernel_lnorm_, "kernel_land_", self.kernel_land_)
 
     def _fresh_state(self, state: dict) -> dict:
         """As SquareCB's: ``W_`` is d + 1 wide."""

@@ -43,7 +43,7 @@ from nolo.learners.bandit import _stream
 from nolo.learners.bandit._linear import OneBitBanditLearner
 from nolo.learners.bandit._pcg64 import uniform
 from nolo.learners.bandit._simd import argmax_padded
-from nolo.learners.base import check_state_range
+from nolo.learners.base import check_state_column_sqnorms, check_state_range
 
 __all__ = ["KernelLabelTS", "KernelTSState", "flip_evidence"]
 
@@ -325,11 +325,7 @@ class KernelLabelTS(OneBitBanditLearner):
         if not (np.all((self.history_label_ >= 0) & (self.history_label_ < int(self.n_classes)))
                 and np.all(self.history_sqnorm_ >= 0)):
             raise PersistenceError("history_label_ must hold labels in [0, n_classes) and history_sqnorm_ values >= 0")
-        with np.errstate(over="ignore", invalid="ignore"):
-            sq = np.einsum("ij,ij->j", self.history_[:, :n], self.history_[:, :n])
-        if not (np.all(np.isfinite(sq)) and np.all(np.abs(self.history_sqnorm_[:n] - sq) <= 1e-9 * sq)):
-            raise PersistenceError("history_sqnorm_ must hold the squared norms of the stored contexts (the columns "
-                                   "of history_)")
+        check_state_column_sqnorms("history_sqnorm_", self.history_sqnorm_[:n], "history_", self.history_[:, :n])
         check_state_range("history_evidence_", self.history_evidence_, -MAX_EVIDENCE, MAX_EVIDENCE,
                           "log-likelihood ratios of rates floored at a positive float")
 
