@@ -89,10 +89,12 @@ class AveragedLinearPredictor:
 
     def _check_state(self) -> None:
         """A loaded iterate must be one a step can start from: ``||w_||^2`` finite (each round computes the loss
-        at ``<w, x>`` and the projection ``||w'||^2``; with an entry beyond ~1e154 every later round overflows)."""
+        at ``<w, x>`` and the projection ``||w'||^2``; with an entry beyond ~1e154 every later round overflows), and
+        so is the squared norm of ``average_``, a mean of such iterates (``predict(X, average=True)``)."""
         super()._check_state()
-        if getattr(self, "w_", None) is not None:
-            check_state_sqnorm("w_", self.w_, "the iterate")
+        for key in ("w_", "average_"):
+            if getattr(self, key, None) is not None:
+                check_state_sqnorm(key, getattr(self, key), "the iterate" if key == "w_" else "a mean of iterates")
 
     def predict(self, X, average: bool = False) -> np.ndarray:
         """``<w, x>`` for the rows of the clean ``X``; ``average=True`` uses the online-to-batch average."""

@@ -70,12 +70,13 @@ class _KernelOGDMixin:
             if not hasattr(self, "_kernel"):
                 self._validate_common()
             P, c = self.points_[:m], math.exp(self.log_scale_) * self.coef_[:m]
-            try:
-                kd = self._kernel.diag(P)
-            except NumericalError:
-                kd = np.array([np.inf])
-            check_state_expansion("points_", "coef_", "sqnorm_", c, kd, lambda idx: self._kernel._gram(P[idx], P) @ c,
-                                  self.sqnorm_)
+            with np.errstate(over="ignore", invalid="ignore"):
+                try:
+                    kd = self._kernel.diag(P)
+                except NumericalError:
+                    kd = np.array([np.inf])
+                check_state_expansion("points_", "coef_", "sqnorm_", c, kd,
+                                      lambda idx: self._kernel._gram(P[idx], P) @ c, self.sqnorm_)
 
     def _kvec(self, x: np.ndarray) -> np.ndarray:
         m = self.size_

@@ -267,8 +267,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
         """A loaded state must be one the recursion can continue from: ``chol_`` upper triangular with a positive
         diagonal, the Gram matrix ``A = chol_^T chol_`` it factors positive definite with a finite norm and inverse
         (the rank-one update squares the diagonal: one below ~1e-162 underflows to a division by zero); the noise
-        correction ``correction_`` symmetric positive semidefinite (to rounding) with a finite norm; the power
-        iteration's vector ``power_`` of unit norm; the fold state of matching shapes; the scales in range."""
+        correction ``correction_`` symmetric positive semidefinite (to rounding) with a finite norm; the
+        coefficients ``theta_`` of finite A-norm; the power iteration's vector ``power_`` of unit norm; the fold state of matching shapes; the scales in range."""
         super()._check_state()
         if not self.is_initialized:
             return
@@ -286,7 +286,10 @@ class BiasCompensatedRLS(NoisyInputLearner):
         if ev[0] < -1e-9 * max(abs(ev[-1]), abs(ev[0])):
             raise PersistenceError(f"correction_ (a sum of noise covariances) must be positive semidefinite, got an "
                                    f"eigenvalue {ev[0]:.3g}")
-        if not abs(float(np.linalg.norm(self.power_)) - 1.0) <= 1e-6:
+        with np.errstate(over="ignore", invalid="ignore"):
+            check_state_sqnorm("theta_", U @ self.theta_, "its A-norm ||chol_ theta_||, which every sweep computes")
+            unit = abs(float(np.linalg.norm(self.power_)) - 1.0) <= 1e-6
+        if not unit:
             raise PersistenceError("power_ (the power iteration's vector) must have unit norm")
         K = self.fold_gram_.shape[0]
         p = U.shape[0]
