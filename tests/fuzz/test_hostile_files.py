@@ -98,14 +98,22 @@ def run_corpus(name: str, n_bitflips: int = N_BITFLIPS,
                   else []) for c in registered_learners()],
 )
 def test_hostile_files(name):
-    rc, counts, failures, crashed_on = run_corpus(name)
-    census = HERE / "census-hostile.json"
+    counts = passed_corpus(name, "hostile")
+    assert counts["rejected"] >= 100  # the corpus really ran (and most tamperings are refused)
+
+
+def passed_corpus(name: str, family: str) -> collections.Counter:
+    """Run the class's corpus of ``tests/fuzz/<family>_*.py`` (``hostile`` files, ``poisoned`` states), record its
+    counts in ``census-<family>.json``, assert that its process exited 0 with no failing case; the counts."""
+    script = {"hostile": "hostile_files.py", "poisoned": "poisoned_states.py"}[family]
+    rc, counts, failures, crashed_on = run_corpus(name, script=script)
+    census = HERE / f"census-{family}.json"
     record = json.loads(census.read_text()) if census.exists() else {}
     record[name] = {"exit": rc, **counts, "crashed_on": crashed_on}
     census.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     assert rc == 0, f"the process died (exit {rc}) on case {crashed_on!r}"
     assert not failures, "\n".join(failures[:20])
-    assert counts["rejected"] >= 100  # the corpus really ran (and most tamperings are refused)
+    return counts
 
 
 def test_a_crash_is_pinned_on_its_class(monkeypatch):

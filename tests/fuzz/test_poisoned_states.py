@@ -7,13 +7,11 @@ again with finite outputs (the edit gave a state the learner can be in), or -- f
 ``poisoned_states.REACHABLE`` -- fail loudly with NumericalError.  Never a later update that fails for ever, a bare
 ZeroDivisionError or inf/NaN scores.  Each class runs in a subprocess (the runner of test_hostile_files)."""
 
-import json
-
 import pytest
 
 import poisoned_states
 from nolo.checks import registered_learners
-from test_hostile_files import HERE, run_corpus
+from test_hostile_files import passed_corpus
 
 OK = {"rejected", "accepted", "numerical"}
 
@@ -21,13 +19,7 @@ OK = {"rejected", "accepted", "numerical"}
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [c.__name__ for c in registered_learners()])
 def test_poisoned_states(name):
-    rc, counts, failures, crashed_on = run_corpus(name, script="poisoned_states.py")
-    census = HERE / "census-poisoned.json"
-    record = json.loads(census.read_text()) if census.exists() else {}
-    record[name] = {"exit": rc, **counts, "crashed_on": crashed_on}
-    census.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-    assert rc == 0, f"the process died (exit {rc}) on case {crashed_on!r}"
-    assert not failures, "\n".join(failures[:20])
+    counts = passed_corpus(name, "poisoned")
     assert set(counts) <= OK and sum(counts.values()) >= 6, counts  # the corpus really ran
     reachable = {case for (cls, case) in poisoned_states.REACHABLE if cls == name}
     assert counts["numerical"] <= len(reachable)
