@@ -1,7 +1,8 @@
 """Poisoned-but-finite model states for one learner class: every float state array (and float scalar) of a saved
-learner replaced by a finite value it cannot hold -- all zeros, negated, scaled by 1e300 or 1e-300 or to the largest
-float, one entry set to 1e300 or 1e200, and for square matrices (covariances, precisions, their inverses and Cholesky factors) the
-diagonal set to 0, an indefinite matrix with a positive diagonal, and the largest eigenvalue negated.
+learner replaced by a finite value it cannot hold -- all zeros, negated, scaled by 1e300 or 1e-300 or to 0.99 times
+the largest float, one entry set to 1e300 or 1e200, and for square matrices (covariances, precisions, their inverses
+and Cholesky factors) the diagonal set to 0, an indefinite matrix with a positive diagonal, and the largest
+eigenvalue negated.
 
 The generic checks of ``Learner.load`` (dtype, shape, layout, finiteness) pass all of these; what refuses them is a
 learner's ``_check_state``.  Each case is saved, loaded, and the loaded learner predicts, plays a few rounds and
@@ -130,7 +131,7 @@ def cases(header: dict, arrays: dict):
         for label, name in names:
             orig = arrays[name]
             for desc, new in array_edits(orig):
-                if new.shape == orig.shape and np.array_equal(new, orig) and np.array_equal(np.signbit(new), np.signbit(orig)):
+                if np.array_equal(new, orig) and np.array_equal(np.signbit(new), np.signbit(orig)):
                     continue
                 yield f"{label}: {desc}", key, edited(lambda h, a, n=name, v=new: a.update({n: v}))
 

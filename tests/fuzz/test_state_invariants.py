@@ -131,7 +131,7 @@ def _poison(key, desc, i=None):
 POISONED = [
     # a Cholesky factor whose Gram matrix underflows: the rank-one update divided by zero on the next item
     ("BiasCompensatedRLS", "chol_", "chol_ scaled by 1e-300", _poison("chol_", "scaled by 1e-300")),
-    ("BiasCompensatedRLS", "chol_", "chol_ entry 1e200 (its Gram matrix overflows)", _poison("chol_", "entry 0 = 1e+200")),
+    ("BiasCompensatedRLS", "chol_", "chol_ entry 1e200 (its Gram overflows)", _poison("chol_", "entry 0 = 1e+200")),
     ("BiasCompensatedRLS", "correction_", "correction_ scaled by 1e300", _poison("correction_", "scaled by 1e300")),
     ("BiasCompensatedRLS", "correction_", "correction_ negative definite", _poison("correction_", "negated")),
     ("BiasCompensatedRLS", "power_", "power_ off the unit sphere", _poison("power_", "entry 0 = 1e+300")),

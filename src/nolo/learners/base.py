@@ -162,7 +162,8 @@ class Learner(Configurable):
         code relies on (e.g. a fill count <= a buffer's length), or when a finite state can still not be learned
         from (a covariance that is not positive definite, a scale of 0, a norm that overflows): the helpers
         :func:`check_state_range`, :func:`check_state_sqnorm`, :func:`check_state_column_sqnorms`,
-        :func:`check_state_spd` and :func:`check_state_expansion` raise :class:`PersistenceError` naming the array (``load`` adds the class).
+        :func:`check_state_spd` and :func:`check_state_expansion` raise :class:`PersistenceError` naming the array
+        (``load`` adds the class).
         The default checks nothing more.
         """
 

@@ -1008,15 +1008,16 @@ class AutoCB(OneBitBanditLearner):
         st = self.norm_stats_
         check_state_sqnorm("norm_stats_", st[2], "the largest |x_j| seen: the normaliser squares deviations")
         if not np.all(np.abs(st[0]) <= st[2] * (1.0 + 1e-9)):
-            raise PersistenceError("norm_stats_: the running means (row 0) must lie within the largest |x_j| seen (row 2)")
+            raise PersistenceError("norm_stats_: the running means (row 0) must lie within the largest |x_j| seen "
+                                   "(row 2)")
         c = self.norm_coef_
         live = c[1] > 0
         with np.errstate(over="ignore", invalid="ignore"):
             inverse = np.all(np.abs(c[2][live] * c[1][live] - 1.0) <= 1e-12)
             centring = np.all(np.abs(c[3][live] + c[0][live] * c[2][live]) <= 1e-12 * np.abs(c[3][live]))
         if c.size and not (np.all(c[1] >= 0) and np.all(live | ((c[2] == 0) & (c[3] == 0))) and inverse and centring):
-            raise PersistenceError("norm_coef_: the sd row must be >= 0, the 1/sd row its reciprocal and the -mu/sd row "
-                                   "the centring (both 0 where sd is 0)")
+            raise PersistenceError("norm_coef_: the sd row must be >= 0, the 1/sd row its reciprocal and the -mu/sd "
+                                   "row the centring (both 0 where sd is 0)")
         S.check_oracle_state(self, self._oracle_kind)
         check_state_spd("kernel_P_", self.kernel_P_, "the kernel oracle's inverses (lam I + sum phi phi^T)^-1")
         check_state_sqnorm("kernel_W_", self.kernel_W_, "the kernel oracle's weights")

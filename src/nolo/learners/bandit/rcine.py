@@ -187,7 +187,7 @@ class RCINE(ExploringBanditLearner):
             raise PersistenceError("rho0_hat_ + rho1_hat_ must be < 1")
         weights = self.nrest_weights_ if isinstance(self.nrest_weights_, list) else [self.nrest_weights_]
         for i, w in enumerate(a for a in weights if a is not None):
-            check_state_sqnorm(f"nrest_weights_[{i}]", w, "the noise-rate network's warm start, which training multiplies")
+            check_state_sqnorm(f"nrest_weights_[{i}]", w, "the noise-rate network's warm start")
 
     def _state_record(self) -> ExpHState:
         return exp_h_record(self.gamma_, self.rho0_hat_, 1.0 - self.rho0_hat_ - self.rho1_hat_, self.W_.shape[0])

@@ -268,7 +268,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
         diagonal, the Gram matrix ``A = chol_^T chol_`` it factors positive definite with a finite norm and inverse
         (the rank-one update squares the diagonal: one below ~1e-162 underflows to a division by zero); the noise
         correction ``correction_`` symmetric positive semidefinite (to rounding) with a finite norm; the
-        coefficients ``theta_`` of finite A-norm; the power iteration's vector ``power_`` of unit norm; the fold state of matching shapes; the scales in range."""
+        coefficients ``theta_`` of finite A-norm; the power iteration's vector ``power_`` of unit norm; the fold
+        state of matching shapes; the scales in range."""
         super()._check_state()
         if not self.is_initialized:
             return
