@@ -28,19 +28,21 @@ KNOWN: dict[str, str] = {}
 
 
 N_BITFLIPS = 30
-_RESULTS: dict[str, tuple[int, collections.Counter, list[str], str | None]] = {}
+_RESULTS: dict[tuple[str, str], tuple[int, collections.Counter, list[str], str | None]] = {}
 
 
-def run_corpora(names: list[str], n_bitflips: int = N_BITFLIPS) -> dict[str, tuple]:
+def run_corpora(names: list[str], n_bitflips: int = N_BITFLIPS, script: str = "hostile_files.py") -> dict[str, tuple]:
     """Per class: (exit status of the process that ran it, outcome counts, failures, the case it crashed on).
 
-    The classes run in one subprocess (importing nolo and loading the compiled caches once, not once per class);
-    if it dies, the class it was on gets the exit status and the case, and a new process runs the classes left."""
+    The classes run in one subprocess of ``script`` (a corpus of tests/fuzz printing the JSON lines of
+    hostile_files.py: this one, or poisoned_states.py), importing nolo and loading the compiled caches once, not
+    once per class; if it dies, the class it was on gets the exit status and the case, and a new process runs the
+    classes left."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
     results: dict[str, tuple] = {}
     todo = list(names)
     while todo:
-        res = subprocess.run([sys.executable, str(HERE / "hostile_files.py"), *todo, str(n_bitflips)],
+        res = subprocess.run([sys.executable, str(HERE / script), *todo, str(n_bitflips)],
                              capture_output=True, text=True, timeout=1200, env=env)
         counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
         failures: dict[str, list[str]] = collections.defaultdict(list)
@@ -77,13 +79,16 @@ def run_corpora(names: list[str], n_bitflips: int = N_BITFLIPS) -> dict[str, tup
 GROUP = 6
 
 
-def run_corpus(name: str, n_bitflips: int = N_BITFLIPS) -> tuple[int, collections.Counter, list[str], str | None]:
-    """One class's corpus (run with the next few classes in one subprocess on the first call, then cached)."""
-    if name not in _RESULTS:
+def run_corpus(name: str, n_bitflips: int = N_BITFLIPS,
+               script: str = "hostile_files.py") -> tuple[int, collections.Counter, list[str], str | None]:
+    """One class's corpus of ``script`` (run with the next few classes in one subprocess on the first call, then
+    cached)."""
+    if (script, name) not in _RESULTS:
         names = [c.__name__ for c in registered_learners()]
-        group = [n for n in names[names.index(name):] if n not in _RESULTS][:GROUP] if name in names else [name]
-        _RESULTS.update(run_corpora(group, n_bitflips))
-    return _RESULTS[name]
+        group = ([n for n in names[names.index(name):] if (script, n) not in _RESULTS][:GROUP] if name in names
+                 else [name])
+        _RESULTS.update({(script, n): r for n, r in run_corpora(group, n_bitflips, script).items()})
+    return _RESULTS[script, name]
 
 
 @pytest.mark.slow
@@ -93,14 +98,22 @@ def run_corpus(name: str, n_bitflips: int = N_BITFLIPS) -> tuple[int, collection
                   else []) for c in registered_learners()],
 )
 def test_hostile_files(name):
-    rc, counts, failures, crashed_on = run_corpus(name)
-    census = HERE / "census-hostile.json"
+    counts = passed_corpus(name, "hostile")
+    assert counts["rejected"] >= 100  # the corpus really ran (and most tamperings are refused)
+
+
+def passed_corpus(name: str, family: str) -> collections.Counter:
+    """Run the class's corpus of ``tests/fuzz/<family>_*.py`` (``hostile`` files, ``poisoned`` states), record its
+    counts in ``census-<family>.json``, assert that its process exited 0 with no failing case; the counts."""
+    script = {"hostile": "hostile_files.py", "poisoned": "poisoned_states.py"}[family]
+    rc, counts, failures, crashed_on = run_corpus(name, script=script)
+    census = HERE / f"census-{family}.json"
     record = json.loads(census.read_text()) if census.exists() else {}
     record[name] = {"exit": rc, **counts, "crashed_on": crashed_on}
     census.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     assert rc == 0, f"the process died (exit {rc}) on case {crashed_on!r}"
     assert not failures, "\n".join(failures[:20])
-    assert counts["rejected"] >= 100  # the corpus really ran (and most tamperings are refused)
+    return counts
 
 
 def test_a_crash_is_pinned_on_its_class(monkeypatch):

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 import fuzz_harness as H
+import poisoned_states
+from poisoned_states import array_edits
 from nolo.checks import _Game, registered_learners
 from nolo.exceptions import PersistenceError
 from nolo.learners.base import Learner
@@ -115,6 +117,76 @@ def test_load_refuses_broken_invariant(name, case, edit, tmp_path):
     path = _write(tmp_path, header, arrays)
     with pytest.raises(PersistenceError):
         Learner.load(path)
+
+
+def _poison(key, desc, i=None):
+    """The state array ``key`` (list element ``i``) replaced by its edit ``desc`` of tests/fuzz/poisoned_states.py."""
+    return _replace(key, lambda a: dict(array_edits(a))[desc], i=i)
+
+
+#: finite states a learner cannot learn from, one or a few per family tests/fuzz/poisoned_states.py finds: each loaded
+#: without error before its class checked it; then every later update failed (NumericalError for ever, a bare
+#: ZeroDivisionError), the scores were inf/NaN, or the learner went on from a covariance that is not one (an indefinite
+#: inverse, a negative noise correction).  (class, the array the refusal must name, case, edit)
+POISONED = [
+    # a Cholesky factor whose Gram matrix underflows: the rank-one update divided by zero on the next item
+    ("BiasCompensatedRLS", "chol_", "chol_ scaled by 1e-300", _poison("chol_", "scaled by 1e-300")),
+    ("BiasCompensatedRLS", "chol_", "chol_ entry 1e200 (its Gram overflows)", _poison("chol_", "entry 0 = 1e+200")),
+    ("BiasCompensatedRLS", "correction_", "correction_ scaled by 1e300", _poison("correction_", "scaled by 1e300")),
+    ("BiasCompensatedRLS", "correction_", "correction_ negative definite", _poison("correction_", "negated")),
+    ("BiasCompensatedRLS", "power_", "power_ off the unit sphere", _poison("power_", "entry 0 = 1e+300")),
+    # KernelLabelTS: evidence that overflows the kernel sums (inf/NaN scores), norms out of step with the contexts
+    ("KernelLabelTS", "history_evidence_", "evidence near the largest float",
+     _poison("history_evidence_", "scaled to the largest float")),
+    ("KernelLabelTS", "history_sqnorm_", "a context of 1e200", _poison("history_", "entry 0 = 1e+200")),
+    ("KernelLabelTS", "history_sqnorm_", "norms scaled by 1e300", _poison("history_sqnorm_", "scaled by 1e300")),
+    # SOBA: the update divides by products and sums of two diagonal entries
+    ("SOBA", "a_", "a_ scaled by 1e-300", _poison("a_", "scaled by 1e-300")),
+    ("SOBA", "a_", "a_ near the largest float", _poison("a_", "scaled to the largest float")),
+    ("SOBAh", "W_", "W_ entry 1e200", _poison("W_", "entry 0 = 1e+200")),
+    # ridge inverses (lam I + sum z z^T)^-1 that are not positive definite, or overflow
+    ("LinUCB", "P_", "P_ indefinite with a positive diagonal", _poison("P_", "indefinite with a positive diagonal")),
+    ("SquareCB", "P_", "P_ entry 1e200", _poison("P_", "entry 0 = 1e+200")),
+    ("AutoCB", "P_", "P_ indefinite with a positive diagonal", _poison("P_", "indefinite with a positive diagonal")),
+    ("AutoCB", "kernel_P_", "kernel_P_ indefinite", _poison("kernel_P_", "indefinite with a positive diagonal")),
+    ("AutoCB", "W_", "W_ scaled by 1e300", _poison("W_", "scaled by 1e300")),
+    ("AutoCB", "kernel_W_", "kernel_W_ entry 1e200", _poison("kernel_W_", "entry 0 = 1e+200")),
+    ("AutoCB", "kernel_proj_", "kernel_proj_ entry 1e200", _poison("kernel_proj_", "entry 0 = 1e+200")),
+    ("AutoCB", "norm_coef_", "norm_coef_ scaled by 1e300", _poison("norm_coef_", "scaled by 1e300")),
+    ("AutoCB", "norm_stats_", "a running mean of 1e200", _poison("norm_stats_", "entry 0 = 1e+200")),
+    # the FD-SON sketch: its inverse, its Gram matrix and the sketch itself
+    ("FastCB", "sketch_inv_", "sketch_inv_ indefinite", _poison("sketch_inv_", "indefinite with a positive diagonal")),
+    ("FastCB", "sketch_gram_", "sketch_gram_ scaled by 1e-300", _poison("sketch_gram_", "scaled by 1e-300")),
+    ("FastCB", "sketch_", "sketch_ entry 1e200", _poison("sketch_", "entry 0 = 1e+200")),
+    # linear and matrix OGD: an iterate whose squared norm overflows
+    ("NaiveOGDRegression", "w_", "w_ entry 1e200", _poison("w_", "entry 0 = 1e+200")),
+    ("TwoCopyLinearRegression", "w_", "w_ scaled by 1e300", _poison("w_", "scaled by 1e300")),
+    ("ProjectedOGD", "w_", "w_ near the largest float", _poison("w_", "scaled to the largest float")),
+    ("ProjectedOGD", "average_", "average_ near the largest float", _poison("average_", "scaled to the largest float")),
+    ("OnlineRidgeRegression", "w_", "w_ entry 1e300", _poison("w_", "entry 0 = 1e+300")),
+    ("MaxEntryOGD", "W_", "W_ scaled by 1e300", _poison("W_", "scaled by 1e300")),
+    ("TraceNormOGD", "W_", "W_ entry 1e200", _poison("W_", "entry 0 = 1e+200")),
+    # kernel expansions whose coefficients or points do not match the tracked norm
+    ("CleanKernelOGD", "coef_", "a coefficient of 1e200", _poison("coef_", "entry 0 = 1e+200")),
+    ("NaiveKernelOGD", "points_", "a point of 1e200 (the kernel overflows)", _poison("points_", "entry 0 = 1e+200")),
+    ("KernelOGDRegression", "alpha_", "a coefficient of 1e200", _poison("alpha_", "entry 0 = 1e+200")),
+    ("GaussianNoiseKernelRegression", "alpha_", "alpha_ scaled by 1e300", _poison("alpha_", "scaled by 1e300")),
+    ("NoisyKernelLearner", "coef_", "a coefficient of 1e200", _poison("coef_", "entry 0 = 1e+200", i=0)),
+    ("NoisyKernelLearner", "shift_", "a bucket shift of 1e200", _poison("shift_", "entry 0 = 1e+200")),
+    ("PooledNoisyKernelLearner", "copies_", "copies scaled by 1e300", _poison("copies_", "scaled by 1e300", i=1)),
+]
+
+
+@pytest.mark.parametrize("name,key,case,edit", POISONED, ids=[f"{n}: {c}" for n, _, c, _ in POISONED])
+def test_load_refuses_a_state_it_cannot_learn_from(name, key, case, edit, tmp_path):
+    """A refusal at load, naming the array and the class, instead of a learner that fails at every later update."""
+    header, arrays = _saved(BY_NAME[name], tmp_path)
+    header = json.loads(json.dumps(header))
+    arrays = dict(arrays)
+    edit(header, arrays)
+    with pytest.raises(PersistenceError) as err:
+        Learner.load(_write(tmp_path, header, arrays))
+    assert poisoned_states.names_entry(str(err.value), key, name), str(err.value)
 
 
 @pytest.mark.parametrize("name", sorted(BY_NAME))

@@ -26,6 +26,7 @@ and the allowed domain; a numerical failure inside an update raises
 from __future__ import annotations
 
 import copy
+import math
 import os
 import re
 from pathlib import Path
@@ -35,7 +36,7 @@ import numpy as np
 
 from nolo._config import Configurable
 from nolo._validation import check_array, check_seed
-from nolo.exceptions import ParameterError, PersistenceError
+from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.persistence import (
     FORMAT,
     FORMAT_VERSION,
@@ -158,7 +159,12 @@ class Learner(Configurable):
 
         Called by :meth:`load` after the generic checks (same keys, dtypes, shapes, layout and finiteness as
         a fresh instance, counts >= 0).  Override when the state has cross-attribute invariants the compiled
-        code relies on (e.g. a fill count <= a buffer's length); the default checks nothing more.
+        code relies on (e.g. a fill count <= a buffer's length), or when a finite state can still not be learned
+        from (a covariance that is not positive definite, a scale of 0, a norm that overflows): the helpers
+        :func:`check_state_range`, :func:`check_state_sqnorm`, :func:`check_state_column_sqnorms`,
+        :func:`check_state_spd` and :func:`check_state_expansion` raise :class:`PersistenceError` naming the array
+        (``load`` adds the class).
+        The default checks nothing more.
         """
 
     def save(self, path: str | os.PathLike) -> Path:
@@ -243,6 +249,15 @@ class Learner(Configurable):
         except ValueError as exc:
             raise PersistenceError(f"invalid parameter: {exc}") from None
 
+        try:
+            return cls._load_state(obj, header, arrays, gens)
+        except PersistenceError as exc:  # name the class whose state the file holds
+            msg, name = str(exc), type(obj).__name__
+            raise PersistenceError(msg if name in msg else f"invalid {name} state: {msg}") from None
+
+    @staticmethod
+    def _load_state(obj: "Learner", header: dict, arrays: dict[str, np.ndarray], gens: dict) -> "Learner":
+        """Decode the file's state into ``obj`` and check it: the generic checks, then ``obj._check_state()``."""
         state = decode_state(header["state"], arrays)
         for key in state:
             if not (isinstance(key, str) and _STATE_NAME.fullmatch(key)):
@@ -395,6 +410,99 @@ def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any])
                 raise PersistenceError(f"state attribute {key!r} must be a string")
         elif type(v) is not type(ref):
             raise PersistenceError(f"state attribute {key!r} must be a {type(ref).__name__}, got {type(v).__name__}")
+
+
+# -- invariants of a loaded state: the checks the ``_check_state`` overrides share ---------------------------------
+def check_state_range(key: str, a: Any, low: float = -math.inf, high: float = math.inf, what: str = "") -> None:
+    """Every entry of the state array (or number) ``key`` lies in ``[low, high]``; ``what`` says why."""
+    v = np.asarray(a, dtype=np.float64)
+    if v.size and not (v.min() >= low and v.max() <= high):
+        bad = v[(v < low) | (v > high)].flat[0]
+        raise PersistenceError(f"state {key!r} must lie in [{low:g}, {high:g}]{f' ({what})' if what else ''}, "
+                               f"got {bad!r}")
+
+
+def _sqnorm(a: np.ndarray) -> float:
+    """The squared Euclidean (Frobenius) norm of the float array ``a`` in its own precision; inf when it overflows."""
+    flat = np.ravel(a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(flat @ flat) if flat.size else 0.0
+
+
+def check_state_sqnorm(key: str, a: np.ndarray, what: str = "") -> None:
+    """The squared norm of the state array ``key`` is finite in its precision (a float64 entry beyond about 1.3e154
+    overflows it): the updates of a learner whose iterate, weights or inverse it is compute it, or products of
+    that size."""
+    if not math.isfinite(_sqnorm(a)):
+        raise PersistenceError(f"state array {key!r} must have a finite squared norm{f' ({what})' if what else ''}, "
+                               f"got entries up to {float(np.max(np.abs(a))):.3g} (it overflows float64)")
+
+
+def check_state_column_sqnorms(norms_key: str, norms: np.ndarray, vectors_key: str, vectors: np.ndarray) -> None:
+    """``norms[i]`` is the squared norm of column ``i`` of ``vectors`` (to 1e-9), and that is finite: a stored
+    vector's squared norm that a kernel's squared distances ``||x||^2 + ||s||^2 - 2 x . s`` read instead of
+    recomputing it."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.einsum("ij,ij->j", vectors, vectors)
+        ok = np.all(np.isfinite(sq)) and np.all(np.abs(norms - sq) <= 1e-9 * sq)
+    if not ok:
+        raise PersistenceError(f"state array {norms_key!r} must hold the squared norms of the columns of "
+                               f"{vectors_key!r}, each finite")
+
+
+def check_state_spd(key: str, M: np.ndarray, what: str = "") -> None:
+    """Each matrix of the state array ``key`` (shape ``(..., n, n)``) is symmetric (to 1e-8 of its largest entry),
+    positive definite (its Cholesky factor exists) with a finite squared norm and a finite inverse: a covariance,
+    a precision or an inverse Gram matrix the learner multiplies by, updates or inverts."""
+    check_state_sqnorm(key, M, what)
+    n = M.shape[-1]
+    for i, A in enumerate(M.reshape(-1, n, n)):
+        where = f"{key}[{i}]" if M.ndim > 2 else key
+        scale = float(np.max(np.abs(A))) if A.size else 0.0
+        if not np.all(np.abs(A - A.T) <= 1e-8 * scale):
+            raise PersistenceError(f"state array {where!r} must be symmetric{f' ({what})' if what else ''}")
+        try:
+            L = np.linalg.cholesky((A + A.T) / 2.0)
+        except np.linalg.LinAlgError:
+            L = None
+        with np.errstate(all="ignore"):
+            ok = L is not None and bool(np.all(np.isfinite(L))) and bool(np.all(np.diagonal(L) > 0.0))
+            ok = ok and bool(np.all(np.isfinite(np.linalg.inv(L)))) and math.isfinite(_sqnorm(np.linalg.inv(L)))
+        if not ok:
+            raise PersistenceError(f"state array {where!r} must be positive definite with a finite inverse"
+                                   f"{f' ({what})' if what else ''}")
+
+
+def check_state_expansion(points_key: str, coef_key: str, norm_key: str, coef: np.ndarray, self_kernels: np.ndarray,
+                          evaluate, sqnorm: float, n_probe: int = 6) -> None:
+    """A kernel expansion ``w = sum_i c_i k(s_i, .)`` agrees with its tracked squared norm ``sqnorm``.
+
+    ``coef``: the ``c_i`` (any global scale folded in); ``self_kernels``: ``k(s_i, s_i)``, each finite and >= 0
+    (else the stored points overflow the kernel); ``evaluate(idx)``: ``w(s_i)`` for the stored points ``idx``
+    (may raise :class:`NumericalError`).  At the first and last point and the ``n_probe`` of largest
+    ``|c_i| sqrt(k(s_i, s_i))``, ``w(s)`` must be finite with ``w(s)^2 <= ||w||^2 k(s, s)`` (Cauchy-Schwarz, with a
+    factor 2 and 1e-12 for the rounding of the tracked norm): an expansion whose coefficients do not match its
+    norm makes every later step overflow or project wrongly.  O((n_probe + 2) m) kernel values."""
+    k = np.asarray(self_kernels, dtype=np.float64)
+    c = np.asarray(coef, dtype=np.float64)
+    if not (np.all(np.isfinite(k)) and np.all(k >= 0.0)):
+        raise PersistenceError(f"state array {points_key!r}: the kernel of a stored point with itself must be a finite "
+                               "number >= 0 (the points overflow the kernel)")
+    if not c.size:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        weight = np.abs(c) * np.sqrt(k)
+    idx = np.unique(np.r_[0, c.size - 1, np.argsort(-weight, kind="stable")[:n_probe]])
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = np.asarray(evaluate(idx), dtype=np.float64)
+    except NumericalError:
+        v = np.full(idx.size, np.inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ok = np.all(np.isfinite(v)) and np.all(v * v <= k[idx] * (2.0 * float(sqnorm) + 1e-12))
+    if not ok:
+        raise PersistenceError(f"state arrays {coef_key!r} and {norm_key!r} disagree: the expansion's value at a "
+                               f"stored point exceeds ||w|| sqrt(k(s, s)) with ||w||^2 = {norm_key} = {sqnorm!r}")
 
 
 class FullInformationLearner(Learner):

@@ -22,10 +22,10 @@ import numba as nb
 import numpy as np
 
 from nolo._validation import check_array, check_int, check_scalar, check_seed, check_targets_for_rows
-from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError
+from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError, PersistenceError
 from nolo.kernels.compiled import kernel_value, weighted_sum, weighted_sums
 from nolo.kernels.surrogate import SurrogateKernelPair
-from nolo.learners.base import FullInformationLearner, NoisyInputLearner
+from nolo.learners.base import FullInformationLearner, NoisyInputLearner, check_state_expansion
 from nolo.oco.projected_step import ball_scale
 from nolo.oco.steps import ConstantStep, check_step
 
@@ -85,6 +85,27 @@ class _KernelOGDBase:
         self.support_ = np.zeros((0, n_features))
         self.alpha_ = np.zeros(0)
         self.norm2_ = 0.0
+
+    def _norm_spec(self):  # pragma: no cover - overridden
+        """The compiled spec of the kernel whose RKHS norm ``norm2_`` tracks."""
+        raise NotImplementedError
+
+    def _check_state(self) -> None:
+        """A loaded support must agree with its tracked squared norm (:func:`check_state_expansion`): ``norm2_ >=
+        0``, every support point's kernel value with itself finite, and the expansion's values at the support points
+        no larger than ``sqrt(norm2_ k(s, s))`` (coefficients the norm does not account for make every later step
+        overflow)."""
+        super()._check_state()
+        if not self.is_initialized or not self.alpha_.shape[0]:
+            return
+        if not self.norm2_ >= 0.0:
+            raise PersistenceError(f"norm2_ (the squared RKHS norm) must be >= 0, got {self.norm2_!r}")
+        spec = self._norm_spec()
+        S, a, n = self.support_, self.alpha_, self.alpha_.shape[0]
+        kd = np.array([kernel_value(spec.kind, spec.weights, spec.params, S[i], S[i]) for i in range(n)])
+        check_state_expansion(
+            "support_", "alpha_", "norm2_", a, kd,
+            lambda idx: [weighted_sum(spec.kind, spec.weights, spec.params, S, a, n, S[i]) for i in idx], self.norm2_)
 
     def _check_kernel(self, d: int | None = None) -> SurrogateKernelPair:
         k = self.kernel
@@ -219,6 +240,9 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
         self._check_kernel(n_features)
         super()._init_state(n_features)
 
+    def _norm_spec(self):
+        return self._check_kernel(self.n_features_in_).spec(self.n_features_in_)  # the surrogate k_hat
+
     def variance_constant(self, d: int) -> float:
         """``G = 8 R^2 (W^2 R^2 + B_y^2)`` bounding ``E||g_t Psi_hat(x~_t)||^2`` (corrected App. D.2)."""
         R2 = float(self._check_kernel(d).surrogate_norm_bound(d))
@@ -346,6 +370,9 @@ class KernelOGDRegression(_KernelOGDBase, FullInformationLearner):
         check_scalar(self.W, "W", low=0.0, low_inclusive=False)
         check_step(self.step)
         check_seed(self.seed)
+
+    def _norm_spec(self):
+        return self._check_kernel(self.n_features_in_).original_spec(self.n_features_in_)
 
     def learn(self, x, y) -> "KernelOGDRegression":
         x = self._check_x(x)

@@ -29,7 +29,7 @@ from numba import njit
 
 from nolo._validation import check_array, check_seed
 from nolo.exceptions import NumericalError, ParameterError
-from nolo.learners.base import FullInformationLearner
+from nolo.learners.base import FullInformationLearner, check_state_sqnorm
 from nolo.oco.losses_api import check_loss, check_targets
 from nolo.oco.projected_step import projected_step
 from nolo.oco.projections import check_constraint
@@ -86,6 +86,15 @@ class AveragedLinearPredictor:
     ``average=True`` uses the online-to-batch predictor (OCO notes, section 2.1).
     Used by :class:`ProjectedOGD` and the CSS11 linear learners.
     """
+
+    def _check_state(self) -> None:
+        """A loaded iterate must be one a step can start from: ``||w_||^2`` finite (each round computes the loss
+        at ``<w, x>`` and the projection ``||w'||^2``; with an entry beyond ~1e154 every later round overflows), and
+        so is the squared norm of ``average_``, a mean of such iterates (``predict(X, average=True)``)."""
+        super()._check_state()
+        for key in ("w_", "average_"):
+            if getattr(self, key, None) is not None:
+                check_state_sqnorm(key, getattr(self, key), "the iterate" if key == "w_" else "a mean of iterates")
 
     def predict(self, X, average: bool = False) -> np.ndarray:
         """``<w, x>`` for the rows of the clean ``X``; ``average=True`` uses the online-to-batch average."""

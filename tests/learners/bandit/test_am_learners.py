@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from nolo import ParameterError
+from nolo import NumericalError, ParameterError
 from nolo.learners.base import Learner
 from nolo.learners.bandit import BPA, RCINE, RCNBF, SOBA, Banditron, Perceptron, corollary_gamma, theorem4_bound
 from nolo.noise_rates import NREst
@@ -51,6 +51,34 @@ def test_rcnbf_without_noise_is_banditron():
         a.learn(x, pa, f)
         b.learn(x, pb, f)
     np.testing.assert_array_equal(a.W_, b.W_)
+
+
+@pytest.mark.parametrize("cls, kw", [(Banditron, {}), (RCNBF, {"rho0": 0.1, "rho1": 0.2}), (RCINE, {})])
+def test_gamma_zero_learns_greedily_and_refuses_a_label_it_never_plays(cls, kw):
+    """gamma = 0 (a valid rate) plays the greedy label; its step table has inf for the labels played with
+    probability 0, which no own round reads (every round used to fail: the table was checked as state)."""
+    m = cls(n_classes=3, gamma=0.0, seed=0, **kw)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        x = rng.normal(size=2)
+        a = m.act(x)
+        assert a == int(np.argmax(m.decision_function(x[None])[0]))
+        m.learn(x, a, int(rng.random() < 0.5))
+    assert m.t_ == 20 and np.any(m.W_ != 0)
+    x = rng.normal(size=2)
+    other = (m.act(x) + 1) % 3
+    before = m.W_.copy()
+    with pytest.raises(NumericalError):
+        m.learn(x, other, 1)  # another policy's label: importance weight 1/0
+    np.testing.assert_array_equal(m.W_, before)
+
+
+def test_decision_function_refuses_an_overflowed_score():
+    """A Perceptron that took a row of 1.7e308 holds weights whose scores overflow: NumericalError, not inf."""
+    p = Perceptron(n_classes=3).learn(np.full(2, 1.7e308), 1)
+    assert np.all(np.isfinite(p.W_))
+    with pytest.raises(NumericalError, match="decision_function"):
+        p.decision_function(np.ones((1, 2)))
 
 
 def test_bpa_hand_worked():

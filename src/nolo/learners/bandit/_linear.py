@@ -54,9 +54,14 @@ def _entries_finite(entries) -> bool:
 
 
 def _record_arrays(state: tuple) -> list:
-    """Every array of a state record, those of nested records (e.g. SquareCB's oracle) included."""
+    """Every array of a state record the update may write, those of nested records (e.g. SquareCB's oracle)
+    included; not the tables a record class lists in ``constants`` (computed from the parameters, read only: an
+    entry no round can use may be inf, e.g. the step of a label played with probability 0)."""
     out = []
-    for a in state:
+    constants = getattr(type(state), "constants", ())
+    for name, a in zip(getattr(state, "_fields", ()) or [None] * len(state), state):
+        if name in constants:
+            continue
         if isinstance(a, np.ndarray):
             out.append(a)
         elif isinstance(a, tuple):
@@ -271,11 +276,18 @@ class LinearMulticlassMixin:
 
     # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
-        """Scores W x of each row of X, shape (n, K)."""
+        """Scores W x of each row of X, shape (n, K); NumericalError when one overflows float64 (weights or rows
+        near the largest float: a learner that took rows of ~1e308 holds such weights)."""
         self._require_initialized("decision_function")
-        if sp.issparse(X):
-            return np.asarray(self._check_csr(X, None) @ self.W_.T)
-        return self._check_X(X) @ self.W_.T
+        with np.errstate(over="ignore", invalid="ignore"):
+            if sp.issparse(X):
+                S = np.asarray(self._check_csr(X, None) @ self.W_.T)
+            else:
+                S = self._check_X(X) @ self.W_.T
+        if not np.all(np.isfinite(S)):
+            raise NumericalError(f"{type(self).__name__}.decision_function: a score W x overflows float64 (|W_| up "
+                                 f"to {float(np.max(np.abs(self.W_))):.3g}); rescale X")
+        return S
 
     def action_probabilities(self, X) -> np.ndarray:
         """The probability with which the learner would play each label for each row of ``X`` now, shape (n, K): the

@@ -80,6 +80,7 @@ from nolo.learners.bandit import squarecb as S
 from nolo.learners.bandit._linear import OneBitBanditLearner
 from nolo.learners.bandit._simd import padded, scores_padded
 from nolo.learners.bandit._stream import row_of
+from nolo.learners.base import check_state_column_sqnorms, check_state_range, check_state_spd, check_state_sqnorm
 
 __all__ = ["AutoCB", "AutoCBState", "default_learner", "CANDIDATES", "row_hash"]
 
@@ -1025,9 +1026,15 @@ class AutoCB(OneBitBanditLearner):
         return writes + [(a, Ellipsis) for a in small]
 
     def _check_state(self) -> None:
-        """A loaded state must be one the compiled code can run: rates in [0, 1) summing below 1, the rate block
-        count in [0, rate_block_) and the block in [rate_first, rate_every], counts >= 0, the kernel flag in {-1, 0, 1}, the ridge inverses' diagonals > 0, the
-        normaliser's sd >= 0 with 1/sd consistent, the selection's losses >= 0."""
+        """A loaded state must be one the compiled code can run and learn from: rates in [0, 1) summing below 1,
+        the rate block count in [0, rate_block_) and the block in [rate_first, rate_every], counts >= 0, the kernel
+        flag in {-1, 0, 1}; the linear oracle as :func:`nolo.learners.bandit.squarecb.check_oracle_state` says, the
+        kernel oracle's inverses ``kernel_P_`` symmetric positive definite and its weights of finite squared norm,
+        the kernel PCA map ``kernel_proj_`` within ``_EIG_RTOL^-1/2`` (eigenvectors over the square roots of
+        eigenvalues >= ``_EIG_RTOL`` times the largest, itself >= 1), the landmarks' squared norms ``kernel_lnorm_``
+        those of the columns of ``kernel_land_``; the normaliser's running means within the
+        largest |x_j| seen, whose squares are finite, the sd row >= 0 with the 1/sd and -mu/sd rows its reciprocal
+        and the centring it implies (0 where sd is 0); the selection's losses >= 0."""
         super()._check_state()
         if not self.is_initialized:
             return
@@ -1048,13 +1055,25 @@ class AutoCB(OneBitBanditLearner):
         if not (np.all(self.memory_cnt_ >= 0) and np.all(self.candidate_losses_ >= 0)
                 and np.all(self.norm_count_ >= 0) and np.all(self.norm_stats_[1:] >= 0)):
             raise PersistenceError("memory_cnt_, candidate_losses_, norm_count_ and norm_stats_[1:] must be >= 0")
+        st = self.norm_stats_
+        check_state_sqnorm("norm_stats_", st[2], "the largest |x_j| seen: the normaliser squares deviations")
+        if not np.all(np.abs(st[0]) <= st[2] * (1.0 + 1e-9)):
+            raise PersistenceError("norm_stats_: the running means (row 0) must lie within the largest |x_j| seen "
+                                   "(row 2)")
         c = self.norm_coef_
-        if c.size and not (np.all(c[1] >= 0) and np.all((c[1] > 0) | (c[2] == 0))):
-            raise PersistenceError("norm_coef_: the sd row must be >= 0, and 1/sd 0 where sd is 0")
-        if hasattr(self, "P_") and not np.all(np.diagonal(self.P_, axis1=1, axis2=2) > 0):
-            raise PersistenceError("the ridge oracle's inverses P_ must have a positive diagonal")
-        if not np.all(np.diagonal(self.kernel_P_, axis1=1, axis2=2) > 0):
-            raise PersistenceError("the kernel oracle's inverses kernel_P_ must have a positive diagonal")
+        live = c[1] > 0
+        with np.errstate(over="ignore", invalid="ignore"):
+            inverse = np.all(np.abs(c[2][live] * c[1][live] - 1.0) <= 1e-12)
+            centring = np.all(np.abs(c[3][live] + c[0][live] * c[2][live]) <= 1e-12 * np.abs(c[3][live]))
+        if c.size and not (np.all(c[1] >= 0) and np.all(live | ((c[2] == 0) & (c[3] == 0))) and inverse and centring):
+            raise PersistenceError("norm_coef_: the sd row must be >= 0, the 1/sd row its reciprocal and the -mu/sd "
+                                   "row the centring (both 0 where sd is 0)")
+        S.check_oracle_state(self, self._oracle_kind)
+        check_state_spd("kernel_P_", self.kernel_P_, "the kernel oracle's inverses (lam I + sum phi phi^T)^-1")
+        check_state_sqnorm("kernel_W_", self.kernel_W_, "the kernel oracle's weights")
+        check_state_range("kernel_proj_", self.kernel_proj_, -_EIG_RTOL ** -0.5, _EIG_RTOL ** -0.5,
+                          "the kernel PCA map: eigenvectors over the square roots of eigenvalues")
+        check_state_column_sqnorms("kernel_lnorm_", self.kernel_lnorm_, "kernel_land_", self.kernel_land_)
 
     def _fresh_state(self, state: dict) -> dict:
         """As SquareCB's: ``W_`` is d + 1 wide."""

@@ -9,6 +9,7 @@ from numba import njit
 
 from nolo.learners.bandit._explore import explore_act, explore_probs
 from nolo.learners.bandit._linear import ExploringBanditLearner
+from nolo.learners.base import check_state_range
 
 __all__ = ["BPA", "BPAState"]
 
@@ -77,6 +78,15 @@ class BPA(ExploringBanditLearner):
         self.gamma = gamma
         self.dtype = dtype
         self.seed = seed
+
+    def _check_state(self) -> None:
+        """Besides the exploration rate: ``|W_|`` entries at most the largest float over the number of features, so
+        that the score ``w . x`` of a row with entries in [-1, 1] is finite (the hinge loss and the step need it; the
+        PA step puts ``w_{y~} . x`` on the margin, so a run keeps the weights far below)."""
+        super()._check_state()
+        if self.is_initialized:
+            top = float(np.finfo(self.W_.dtype).max) / self.W_.shape[1]
+            check_state_range("W_", self.W_, -top, top, "scores of rows within [-1, 1] must be finite")
 
     def _state_record(self) -> BPAState:
         return BPAState(float(self.gamma_))

@@ -43,11 +43,14 @@ from nolo.learners.bandit import _stream
 from nolo.learners.bandit._linear import OneBitBanditLearner
 from nolo.learners.bandit._pcg64 import uniform
 from nolo.learners.bandit._simd import argmax_padded
+from nolo.learners.base import check_state_column_sqnorms, check_state_range
 
 __all__ = ["KernelLabelTS", "KernelTSState", "flip_evidence"]
 
 #: the largest history accepted by default, in bytes (d x budget float64)
 KERNEL_TS_MAX_BYTES = 2 * 2**30
+#: the largest |evidence| a bit can carry: log((1 - r) / floor) with the smallest positive float as the floor
+MAX_EVIDENCE = -math.log(np.nextafter(0.0, 1.0))
 
 
 def flip_evidence(rho0: float, rho1: float, rate_floor: float) -> tuple[float, float]:
@@ -305,7 +308,10 @@ class KernelLabelTS(OneBitBanditLearner):
         self.history_count_ = np.zeros(2, dtype=np.int64)
 
     def _check_state(self) -> None:
-        """A loaded history must be one the learner can hold: counts in range, labels valid, norms >= 0."""
+        """A loaded history must be one the learner can hold: counts in range, labels valid, norms >= 0; each
+        stored context's squared norm ``history_sqnorm_`` that of its column of ``history_`` (the kernel's squared
+        distances are computed from it); each evidence a log-likelihood ratio of floored rates, at most
+        :data:`MAX_EVIDENCE` in magnitude (a larger one makes the kernel sums, the scores, overflow)."""
         super()._check_state()
         if not self.is_initialized:
             return
@@ -317,6 +323,9 @@ class KernelLabelTS(OneBitBanditLearner):
         if not (np.all((self.history_label_ >= 0) & (self.history_label_ < int(self.n_classes)))
                 and np.all(self.history_sqnorm_ >= 0)):
             raise PersistenceError("history_label_ must hold labels in [0, n_classes) and history_sqnorm_ values >= 0")
+        check_state_column_sqnorms("history_sqnorm_", self.history_sqnorm_[:n], "history_", self.history_[:, :n])
+        check_state_range("history_evidence_", self.history_evidence_, -MAX_EVIDENCE, MAX_EVIDENCE,
+                          "log-likelihood ratios of rates floored at a positive float")
 
     def _state_record(self) -> KernelTSState:
         e1, e0 = flip_evidence(self.rho0, self.rho1, float(self.rate_floor))

@@ -12,6 +12,7 @@ from nolo._validation import check_int, check_scalar
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit._linear import ExploringBanditLearner
 from nolo.learners.bandit.rcnbf import ExpHState, exp_h_record
+from nolo.learners.base import check_state_sqnorm
 from nolo.random import spawn
 
 __all__ = ["RCINE", "DEFAULT_ESTIMATOR_PARAMS"]
@@ -165,8 +166,9 @@ class RCINE(ExploringBanditLearner):
 
     def _check_state(self) -> None:
         """A loaded block must be one a learner can be in: ``block_count_ < refit_every`` (the refit resets it; a
-        larger count would never refit again), reservoir labels in [0, K) and bits in {0, 1}, and rate estimates
-        in [0, rho_max] (the exploration distribution divides by ``1 - rho0_hat_ - rho1_hat_``)."""
+        larger count would never refit again), reservoir labels in [0, K) and bits in {0, 1}, rate estimates in
+        [0, rho_max] (the exploration distribution divides by ``1 - rho0_hat_ - rho1_hat_``), and the noise-rate
+        network's warm-start weights of finite squared norm in their precision."""
         super()._check_state()
         if not self.is_initialized:  # an unfitted learner holds no state
             return
@@ -183,6 +185,9 @@ class RCINE(ExploringBanditLearner):
                 raise PersistenceError(f"{key} must lie in [0, rho_max={self.rho_max}], got {r!r}")
         if not self.rho0_hat_ + self.rho1_hat_ < 1.0:
             raise PersistenceError("rho0_hat_ + rho1_hat_ must be < 1")
+        weights = self.nrest_weights_ if isinstance(self.nrest_weights_, list) else [self.nrest_weights_]
+        for i, w in enumerate(a for a in weights if a is not None):
+            check_state_sqnorm(f"nrest_weights_[{i}]", w, "the noise-rate network's warm start")
 
     def _state_record(self) -> ExpHState:
         return exp_h_record(self.gamma_, self.rho0_hat_, 1.0 - self.rho0_hat_ - self.rho1_hat_, self.W_.shape[0])

@@ -57,6 +57,7 @@ class ExpHState(NamedTuple):
 
     gamma: float
     coef: np.ndarray
+    constants = ("coef",)  # read only; with gamma = 0 its entries for played != yhat are inf (never used)
     act = explore_act
     probs = explore_probs
     update = update_exp_h

@@ -9,6 +9,7 @@ from numba import njit
 
 from nolo._validation import check_scalar
 from nolo.exceptions import PersistenceError
+from nolo.learners.base import check_state_range, check_state_sqnorm
 from nolo.learners.bandit._explore import best_competitor, explore_act, explore_probs, play_probability
 from nolo.learners.bandit._linear import ExploringBanditLearner
 
@@ -149,13 +150,18 @@ class SOBA(ExploringBanditLearner):
         self.budget_ = np.zeros(1)
 
     def _check_state(self) -> None:
-        """The diagonal ``a_`` only grows from ``a > 0`` (the update divides by it) and the budget S never goes
-        below 0 (an update is taken only when S + m >= 0)."""
+        """The diagonal ``a_`` only grows from ``a``, at least the smallest value :data:`A_RANGE` allows for the
+        dtype (the update divides by products of two entries: below it they underflow to 0), and stays below half
+        the largest float (the update divides by the sum of two entries, which must be finite), the budget S never
+        goes below 0 (an update is taken only when S + m >= 0), and ``||W_||^2`` is finite (W = theta / a stays far
+        below 1e154: larger scores overflow the margin's square)."""
         super()._check_state()
         if not self.is_initialized:  # an unfitted learner holds no state
             return
-        if not np.all(self.a_ > 0):
-            raise PersistenceError("a_ (the diagonal of A) must be > 0 everywhere")
+        lo, top = A_RANGE[str(self.a_.dtype)][0], float(np.finfo(self.a_.dtype).max) / 2.0
+        check_state_range("a_", self.a_, low=lo, high=top,
+                          what=f"the diagonal of A grows from a >= {lo:g}; the update adds two entries")
+        check_state_sqnorm("W_", self.W_, "the weights theta / a")
         if not self.budget_[0] >= 0.0:
             raise PersistenceError(f"budget_ (SOBA's margin budget S) must be >= 0, got {self.budget_[0]!r}")
 

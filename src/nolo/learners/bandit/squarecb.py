@@ -32,6 +32,7 @@ from nolo.learners.bandit._linear import OneBitBanditLearner
 from nolo.learners.bandit._pcg64 import uniform
 from nolo.learners.bandit._predict import decision_rows
 from nolo.learners.bandit._simd import argmax_first, argmax_padded
+from nolo.learners.base import check_state_spd, check_state_sqnorm
 
 __all__ = ["SquareCB", "SquareCBState", "igw_probabilities", "igw_draw", "igw_prob", "CORRECTIONS"]
 
@@ -215,6 +216,37 @@ _ORACLE_STATE = {"ridge": ("P_",), "ogd": ("G_", "S_", "N_", "n_"),
                  "fdson": ("sketch_", "sketch_inv_", "sketch_gram_", "sketch_rows_", "sketch_alpha_")}
 
 
+def check_oracle_state(learner, kind: str) -> None:
+    """Invariants of a loaded linear regression oracle ``kind`` (SquareCB's, LinUCB's, FastCB's, AutoCB's) the updates
+    rely on: the weights ``W_`` of finite squared norm; ridge: each inverse ``P_ = (lam I + sum z z^T)^-1``
+    symmetric positive definite (the update and the confidence widths multiply by it); OGD: the sums >= 0; FD-SON:
+    ``2 sketch_size`` rows, ``sketch_rows_`` in [0, that], ``sketch_alpha_ > 0``, the sketch of finite squared
+    norm, each class's Gram block ``sketch_gram_[a, :L, :L]`` equal to ``S S^T`` of its ``L`` sketch rows (to 1e-6
+    of its trace: a shrink eigendecomposes it) and its inverse block ``sketch_inv_[a, :L, :L] = (alpha I +
+    S S^T)^-1`` symmetric positive definite."""
+    check_state_sqnorm("W_", learner.W_, "the oracle's weights")
+    if kind == "ridge":
+        check_state_spd("P_", learner.P_, "the ridge oracle's inverses (lam I + sum z z^T)^-1")
+    elif kind == "ogd":
+        if not all(np.all(a >= 0) for a in (learner.G_, learner.S_, learner.N_, learner.n_)):
+            raise PersistenceError("the OGD oracle's sums G_, S_, N_, n_ must be >= 0")
+    elif kind == "fdson":
+        rows, m2 = learner.sketch_rows_, learner.sketch_.shape[1]
+        if not (m2 == 2 * int(learner.sketch_size) and np.all((rows >= 0) & (rows <= m2) & (rows == np.floor(rows)))
+                and np.all(learner.sketch_alpha_ > 0)):
+            raise PersistenceError("the FD-SON oracle's sketch_ must hold 2 sketch_size = "
+                                   f"{2 * int(learner.sketch_size)} rows, sketch_rows_ whole numbers in [0, that] and "
+                                   "sketch_alpha_ > 0")
+        check_state_sqnorm("sketch_", learner.sketch_, "the FD-SON sketch")
+        for a, L in enumerate(rows.astype(np.int64)):
+            S = learner.sketch_[a, :L]
+            G = S @ S.T
+            if np.max(np.abs(learner.sketch_gram_[a, :L, :L] - G), initial=0.0) > 1e-6 * (np.trace(G) + 1e-300):
+                raise PersistenceError(f"state array 'sketch_gram_' must hold S S^T of class {a}'s {L} sketch_ rows")
+            if L:
+                check_state_spd(f"sketch_inv_[{a}]", learner.sketch_inv_[a, :L, :L], "(alpha I + S S^T)^-1")
+
+
 class SquareCB(OneBitBanditLearner):
     """SquareCB: Foster & Rakhlin, "Beyond UCB", ICML 2020, Algorithm 1, with flip-aware targets (AM Lemma 1).
 
@@ -393,7 +425,7 @@ class SquareCB(OneBitBanditLearner):
         """A loaded rate estimate must be one the learner can hold: ``est_`` = (rho0_hat, rho1_hat, rounds in the
         block, sum of f / p, rounds counted) with the rates in [0, 1) summing below 1, the block count a whole
         number in [0, rate_every) (a larger one makes the stream's segment length negative), the counts and the
-        histogram >= 0; the oracle's sums (OGD) >= 0 and its inverses' diagonals (ridge) > 0."""
+        histogram >= 0; the oracle's state as :func:`check_oracle_state` says."""
         super()._check_state()
         if not self.is_initialized:  # an unfitted learner holds no state
             return
@@ -405,17 +437,7 @@ class SquareCB(OneBitBanditLearner):
                                    f"rate_every={self.rate_every}), got {e[2]!r}")
         if not (e[4] >= 0 and np.all(self.hist_ >= 0)):
             raise PersistenceError("est_[4] and hist_ (counts of the rate estimate) must be >= 0")
-        arrays = ([self.G_, self.S_, self.N_, self.n_] if self.oracle == "ogd" else [])
-        if not all(np.all(a >= 0) for a in arrays):
-            raise PersistenceError("the OGD oracle's sums G_, S_, N_, n_ must be >= 0")
-        if self.oracle == "ridge" and not np.all(np.diagonal(self.P_, axis1=1, axis2=2) > 0):
-            raise PersistenceError("the ridge oracle's inverses P_ must have a positive diagonal")
-        if self.oracle == "fdson":
-            rows, m2 = self.sketch_rows_, self.sketch_.shape[1]
-            if not (m2 == 2 * int(self.sketch_size) and np.all((rows >= 0) & (rows <= m2))
-                    and np.all(self.sketch_alpha_ > 0) and np.all(np.isfinite(self.sketch_alpha_))):
-                raise PersistenceError("the FD-SON oracle's sketch must hold 2 sketch_size = "
-                                       f"{2 * int(self.sketch_size)} rows, sketch_rows_ in [0, that] and sketch_alpha_ > 0")
+        check_oracle_state(self, self.oracle)
 
     def _oracle_record(self):
         if self.oracle == "ridge":

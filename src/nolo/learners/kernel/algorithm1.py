@@ -12,7 +12,7 @@ from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.kernels.base import NoisyFeatureKernel
 from nolo.kernels.estimates import signed_value
 from nolo.kernels.grad_length import grad_length_estimate
-from nolo.learners.base import NoisyInputLearner
+from nolo.learners.base import NoisyInputLearner, check_state_range
 from nolo.learners.kernel._common import (
     CheckedOracle,
     check_bound,
@@ -26,6 +26,9 @@ from nolo.learners.kernel._support import DegreeBuckets, bucket_dot, bucket_dot_
 from nolo.oco.projected_step import ball_log_scale
 
 __all__ = ["NoisyKernelLearner", "theory_step_size"]
+
+#: log of the largest float64: a stored term's log squared norm must stay below it
+_LOG_MAX = math.log(np.finfo(np.float64).max)
 
 
 def theory_step_size(kernel: NoisyFeatureKernel, loss, p: float, B_w: float, B_x: float, B_y: float | None = None):
@@ -254,7 +257,9 @@ class NoisyKernelLearner(NoisyInputLearner):
         """Invariants of a loaded support the compiled loops trust (``bucket_dot`` reads ``copies_[n][:count_[n]]``
         without bounds checks): one bucket per degree in all four containers, bucket ``n`` of shape
         ``(capacity, n, d)``, ``capacity >= 1`` (it doubles), with ``capacity`` coefficients, ``0 <= count_[n] <= capacity``; ``log_scale_ <= 0``
-        (projections only shrink ``w``) and ``sqnorm_ >= 0``."""
+        (projections only shrink ``w``) and ``sqnorm_ >= 0``; stored coefficients at most ``exp(REBASE)`` in
+        magnitude (a bucket is rebased beyond) and every stored term of finite squared norm (the updates and
+        predictions compute its inner products)."""
         super()._check_state()
         if not self.is_initialized:  # an unfitted learner holds no state
             return
@@ -279,6 +284,20 @@ class NoisyKernelLearner(NoisyInputLearner):
             raise PersistenceError(f"log_scale_ must be <= 0 (projections only shrink w), got {self.log_scale_!r}")
         if not self.sqnorm_ >= 0.0:
             raise PersistenceError(f"sqnorm_ must be >= 0, got {self.sqnorm_!r}")
+        bound = math.exp(DegreeBuckets.REBASE) * (1.0 + 1e-9)
+        for n, (c, a) in enumerate(zip(self.copies_, self.coef_)):
+            m = int(self.count_[n])
+            check_state_range(f"coef_[{n}]", a[:m], -bound, bound,
+                              "a bucket is rebased when a term exceeds its shift by exp(DegreeBuckets.REBASE)")
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                norms = np.einsum("ijk,ijk->ij", c[:m], c[:m])  # ||copy||^2 of each stored copy
+                if not np.all(np.isfinite(norms)):
+                    raise PersistenceError(f"state array 'copies_[{n}]' must hold copies of finite squared norm")
+                log_sq = 2.0 * (self.shift_[n] + self.log_scale_ + np.log(np.abs(a[:m]))) + np.log(norms).sum(axis=1)
+            if np.any(log_sq >= _LOG_MAX):
+                raise PersistenceError(
+                    f"state arrays copies_[{n}], coef_[{n}], shift_[{n}] and log_scale_: the squared norm of a stored "
+                    f"term exp(log_scale_ + shift_[{n}]) coef_[{n}][i] (x) copies_[{n}][i] overflows float64")
 
     def _ready(self):
         if not hasattr(self, "_rule"):

@@ -21,7 +21,7 @@ import numpy as np
 from nolo._validation import check_seed
 from nolo.exceptions import NumericalError, PersistenceError
 from nolo.kernels.base import Kernel
-from nolo.learners.base import FullInformationLearner, NoisyInputLearner
+from nolo.learners.base import FullInformationLearner, NoisyInputLearner, check_state_expansion
 from nolo.learners.kernel._common import CheckedOracle, check_bound, check_label, check_oracle, resolve_kernel, resolve_loss, step_rule
 from nolo.oco.projected_step import ball_log_scale
 
@@ -50,7 +50,8 @@ class _KernelOGDMixin:
     def _check_state(self) -> None:
         """Invariants of a loaded support: ``0 <= size_ <= len(points_)`` with a buffer of at least one row (it
         doubles), ``log_scale_`` in [-200, 0] (projections only shrink ``w``; below -200 the scale is folded into
-        the coefficients) and ``sqnorm_ >= 0``."""
+        the coefficients), ``sqnorm_ >= 0``, and the expansion consistent with it (:func:`check_state_expansion`:
+        stored points the kernel can evaluate, coefficients no larger than the tracked norm allows)."""
         super()._check_state()
         if not self.is_initialized:  # an unfitted learner holds no state
             return
@@ -64,6 +65,18 @@ class _KernelOGDMixin:
             raise PersistenceError(f"log_scale_ must lie in [-200, 0], got {self.log_scale_!r}")
         if not self.sqnorm_ >= 0.0:
             raise PersistenceError(f"sqnorm_ must be >= 0, got {self.sqnorm_!r}")
+        m = self.size_
+        if m:
+            if not hasattr(self, "_kernel"):
+                self._validate_common()
+            P, c = self.points_[:m], math.exp(self.log_scale_) * self.coef_[:m]
+            with np.errstate(over="ignore", invalid="ignore"):
+                try:
+                    kd = self._kernel.diag(P)
+                except NumericalError:
+                    kd = np.array([np.inf])
+                check_state_expansion("points_", "coef_", "sqnorm_", c, kd,
+                                      lambda idx: self._kernel._gram(P[idx], P) @ c, self.sqnorm_)
 
     def _kvec(self, x: np.ndarray) -> np.ndarray:
         m = self.size_

@@ -11,7 +11,7 @@ from nolo._validation import (check_array, check_bool, check_choice, check_int, 
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.kernels.surrogate import check_noise_covariance
 from nolo.batch.eiv import choose_correction_scale
-from nolo.learners.base import NoisyInputLearner
+from nolo.learners.base import NoisyInputLearner, check_state_spd, check_state_sqnorm
 from nolo.learners.linear._bcrls import bcrls_loop
 from nolo.noise.pool import as_measurement_items, query_copies
 
@@ -305,13 +305,34 @@ class BiasCompensatedRLS(NoisyInputLearner):
         self.readings_ = 0
 
     def _check_state(self) -> None:
+        """A loaded state must be one the recursion can continue from: ``chol_`` upper triangular with a positive
+        diagonal, the Gram matrix ``A = chol_^T chol_`` it factors positive definite with a finite norm and inverse
+        (the rank-one update squares the diagonal: one below ~1e-162 underflows to a division by zero); the noise
+        correction ``correction_`` symmetric positive semidefinite (to rounding) with a finite norm; the
+        coefficients ``theta_`` of finite A-norm; the power iteration's vector ``power_`` of unit norm; the fold
+        state of matching shapes; the scales in range."""
+        super()._check_state()
         if not self.is_initialized:
             return
         U = self.chol_
         if np.any(np.tril(U, -1) != 0.0) or np.any(np.diag(U) <= 0.0):
             raise PersistenceError("chol_ must be upper triangular with a positive diagonal")
-        if not np.array_equal(self.correction_, self.correction_.T):
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            A = U.T @ U
+        check_state_spd("chol_", A, "the Gram matrix chol_^T chol_ it factors")
+        C = self.correction_
+        if not np.array_equal(C, C.T):
             raise PersistenceError("correction_ must be symmetric")
+        check_state_sqnorm("correction_", C, "the accumulated noise correction")
+        ev = np.linalg.eigvalsh(C)
+        if ev[0] < -1e-9 * max(abs(ev[-1]), abs(ev[0])):
+            raise PersistenceError(f"correction_ (a sum of noise covariances) must be positive semidefinite, got an "
+                                   f"eigenvalue {ev[0]:.3g}")
+        with np.errstate(over="ignore", invalid="ignore"):
+            check_state_sqnorm("theta_", U @ self.theta_, "its A-norm ||chol_ theta_||, which every sweep computes")
+            unit = abs(float(np.linalg.norm(self.power_)) - 1.0) <= 1e-6
+        if not unit:
+            raise PersistenceError("power_ (the power iteration's vector) must have unit norm")
         K = self.fold_gram_.shape[0]
         p = U.shape[0]
         if (self.fold_gram_.shape != (K, p, p) or self.fold_correction_.shape != (K, p, p)

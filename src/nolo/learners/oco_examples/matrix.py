@@ -25,7 +25,7 @@ import numpy as np
 
 from nolo._validation import check_array, check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
-from nolo.learners.base import FullInformationLearner
+from nolo.learners.base import FullInformationLearner, check_state_sqnorm
 from nolo.learners.oco_examples._common import NotesOGDMixin, check_round_target
 from nolo.learners.oco_examples._loops import matrix_ogd_loop, undo_matrix_rounds
 from nolo.oco.projections import project_trace_norm_ball
@@ -94,10 +94,11 @@ class _MatrixOGD(NotesOGDMixin, FullInformationLearner):
     def _check_state(self) -> None:
         """A loaded projection schedule must be one the learner can be in: ``pending_ < projection_every`` (the
         stream's segment is ``k - pending_`` rounds; a larger count made it negative and the loop never ended) and
-        ``rank_ <= min(M, N)``."""
+        ``rank_ <= min(M, N)``; ``||W_||_F^2`` finite (every round's loss and projection compute it)."""
         super()._check_state()
         if not self.is_initialized:
             return
+        check_state_sqnorm("W_", self.W_, "the iterate")
         k = self._projection_every()
         if not self._clip_entries and not 0 <= self.pending_ < k:
             raise PersistenceError(f"pending_ (rounds since the last projection) must lie in [0, {k}), got {self.pending_}")
