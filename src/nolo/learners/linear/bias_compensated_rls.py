@@ -344,6 +344,18 @@ class BiasCompensatedRLS(NoisyInputLearner):
                                    f"{self.cv_next_!r}")
         if not (self.rho_ >= 0.0 and 0.0 <= self.gamma_ <= 1.0):
             raise PersistenceError(f"rho_ must be >= 0 and gamma_ in [0, 1], got {self.rho_!r}, {self.gamma_!r}")
+        # the pooled noise's accumulators: sum 1/k_i over the items learned (each term in (0, 1]), its degrees of
+        # freedom, the within-item scatter; all zero unless noise="pooled" (learn refuses a mode change against them)
+        if self.noise == "pooled":
+            if not (0.0 <= self.pool_inv_count_ <= self.t_ * (1.0 + 1e-9) and self.pool_dof_ >= 0.0
+                    and (self.t_ == 0 or self.pool_inv_count_ > 0.0)):
+                raise PersistenceError(f"pool_inv_count_ (sum of 1/readings over the {self.t_} items learned) must "
+                                       f"be in (0, {self.t_}] and pool_dof_ >= 0, got {self.pool_inv_count_!r}, "
+                                       f"{self.pool_dof_!r}")
+            check_state_sqnorm("scatter_", self.scatter_, "the pooled within-item scatter")
+        elif self.pool_inv_count_ != 0.0 or self.pool_dof_ != 0.0 or np.any(self.scatter_ != 0.0):
+            raise PersistenceError(f"pool_inv_count_, pool_dof_ and scatter_ accumulate only with noise='pooled' "
+                                   f"and must be 0 with noise={self.noise!r}")
 
     # -- learning ------------------------------------------------------------------------------------------
     def _readings_wanted(self, oracle) -> int:
