@@ -74,7 +74,7 @@ def test_learns_or_warns(cls, transform):
     assert len(scale) <= 1  # once per learner
 
 
-_STREAMS = {name: load_dataset(name) for name in ("synsep", "iris")}
+_STREAMS = {name: load_dataset(name) for name in ("synsep",)}
 
 
 @pytest.mark.parametrize("cls", BANDIT, ids=lambda c: c.__name__)
