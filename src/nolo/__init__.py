@@ -16,6 +16,7 @@ from nolo.exceptions import (  # noqa: E402
     NumericalError,
     ParameterError,
     PersistenceError,
+    ScaleWarning,
 )
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "NumericalError",
     "ParameterError",
     "PersistenceError",
+    "ScaleWarning",
 ]

@@ -37,3 +37,11 @@ class CopiesExhausted(NoloError, LookupError):
 
 class PersistenceError(NoloError, ValueError):
     """A saved learner file is malformed, of an unknown format version, or of an unknown class."""
+
+
+class ScaleWarning(UserWarning):
+    """The inputs' scale keeps a learner from learning (rows far below or above its regularisation or step scale,
+    or columns spanning many orders of magnitude) although every value stays finite.
+
+    Issued once per learner, from the first rows it learns from (:mod:`nolo._scale`).
+    """

@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from nolo import _scale
 from nolo._validation import check_choice, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import PersistenceError, NumericalError, ParameterError
 from nolo.learners.bandit import _predict, _stream
@@ -112,6 +113,32 @@ class LinearMulticlassMixin:
     def _finish_extras(self, extra: dict, seconds: float) -> dict:
         """Last touch on a run's extras (e.g. shares of the run's time)."""
         return extra
+
+    # -- the inputs' scale (nolo._scale: one ScaleWarning per learner) ----------------------------
+    #: True when the learner normalises each feature itself (the default learner): no check of the columns' spread
+    _scale_free_columns: ClassVar[bool] = False
+
+    def _scale_reference(self) -> tuple[float, str, bool] | None:
+        """(reference, what, two_sided): the squared row norm the learner's regularisation or step is tuned for, its
+        name in the warning, and whether rows far above it hurt too; None (the default) when a global rescaling of
+        the rows changes nothing the learner does (the Perceptron, the AM learners' unbounded steps)."""
+        return None
+
+    def _check_scale(self, X, stacklevel: int) -> None:
+        """Warn once (:class:`nolo.exceptions.ScaleWarning`) when rows ``X`` are on a scale the learner cannot learn
+        from (:func:`nolo._scale.scale_problem`); ``stacklevel``: the user's frame counted from this one's caller (1)."""
+        ref = self._scale_reference()
+        if ref is None and self._scale_free_columns:
+            self._scale_checked = True
+            return
+        reference, what, two_sided = ref if ref is not None else (None, "", False)
+        _scale.warn_scale(self, X, reference, what, two_sided, not self._scale_free_columns, stacklevel + 2)
+
+    def _check_scale_round(self, x: np.ndarray) -> None:
+        """Round-by-round input: the check on the first rounds' rows (:func:`nolo._scale.gather_rows`)."""
+        rows = _scale.gather_rows(self, x)
+        if rows is not None:
+            self._check_scale(rows, 4)  # warn_scale < here < _learn_round < learn < the caller
 
     # -- input checks -------------------------------------------------------------------------
     def _check_x(self, x: Any, name: str = "x") -> np.ndarray:
@@ -207,6 +234,8 @@ class LinearMulticlassMixin:
 
     def _learn_round(self, x: np.ndarray, y: int, played: int, feedback: int) -> None:
         """One round's compiled update; all-or-nothing (a non-finite write is undone and raises)."""
+        if "_scale_checked" not in self.__dict__:
+            self._check_scale_round(x)
         idx, val, nnz = self._round_rows(x)
         state = self._round_record()
         writes = self._round_writes(idx, val, nnz, played)
@@ -232,6 +261,8 @@ class LinearMulticlassMixin:
         out_p = np.zeros(checkpoints.size, dtype=np.int64)
         out_g = np.zeros(checkpoints.size, dtype=np.int64)
         counters = np.zeros(4, dtype=np.int64)
+        if "_scale_checked" not in self.__dict__:
+            self._check_scale(src.X, 4)  # warn_scale < here < ClassificationBandit.run < run_stream < the caller
         snap = self._snapshot()
         shared = self.rng_ is src.env_generator
         lrn_state = None if shared else pcg64_state(self.rng_)
@@ -413,6 +444,8 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
         dtype = self.W_.dtype if was_initialized else np.dtype(getattr(self, "dtype", "float64"))
         rows, n, Xr = self._rows_X(Xc, dtype)
         self._ensure_initialized(Xr.shape[1])
+        if "_scale_checked" not in self.__dict__:
+            self._check_scale(Xr, 2)  # warn_scale < here < learn_many < the caller
         a = np.require(a, np.int64, "CW")  # writeable too: a read-only array would compile other loops
         f = np.require(f, np.int64, "CW")
         snap = self._snapshot()

@@ -860,6 +860,9 @@ class AutoCB(OneBitBanditLearner):
                  "memory_size": 64}]
 
     # -- parameters and state --------------------------------------------------------------------
+    #: AutoCB normalises every feature online: scale-free per feature and overall (no ScaleWarning)
+    _scale_free_columns = True
+
     def _validate_params(self) -> None:
         check_int(self.n_classes, "n_classes", low=2)
         check_flip_rates(self.rho0, self.rho1)

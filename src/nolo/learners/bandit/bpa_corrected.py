@@ -55,6 +55,12 @@ class BPAh(FlipCorrectedMixin, BPA):
     def _test_params(cls) -> list[dict]:
         return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2}, {"n_classes": 3, "C": np.inf, "dtype": "float32"}]
 
+    def _scale_reference(self):
+        """PA-I's cap: a step moves the weights by at most C ||x||, so rows with C ||x||^2 << 1 never reach a unit
+        margin; with C = inf the step is BPA's, scale-free."""
+        C = float(self.C)
+        return None if C == np.inf else (1.0 / C, f"the PA-I cap's scale (1 / C = {1.0 / C:.3g})", False)
+
     def _validate_params(self) -> None:
         super()._validate_params()
         if self.C != np.inf:

@@ -280,6 +280,11 @@ class KernelLabelTS(OneBitBanditLearner):
                 {"n_classes": 3, "temperature": 1.0, "bandwidth": 5.0}]
 
     # -- parameters and state ------------------------------------------------------------------
+    def _scale_reference(self):
+        """The bandwidth, two-sided: rows far smaller than h all look alike, rows far larger look unrelated."""
+        h = float(self.bandwidth)
+        return h * h, f"the kernel's bandwidth (h = {h:.3g})", True
+
     def _validate_params(self) -> None:
         check_int(self.n_classes, "n_classes", low=2)
         check_scalar(self.bandwidth, "bandwidth", low=0.0, low_inclusive=False)

@@ -226,6 +226,12 @@ class LinUCB(S.SquareCB):
                 {"n_classes": 3, "correction": "none", "beta": 1.0, "lam": 1.0},
                 {"n_classes": 3, "oracle": "fdson", "sketch_size": 2, "rho0": 0.1, "rho1": 0.2}]
 
+    def _scale_reference(self):
+        """SquareCB's, two-sided: far larger rows leave the prior, the unit bias feature and the widths out of
+        proportion (measured: twice the error on unit-norm digits scaled by 1e6)."""
+        ref, what, _ = super()._scale_reference()
+        return ref, what, True
+
     def _validate_params(self) -> None:
         check_choice(self.correction, "correction", LINUCB_CORRECTIONS)
         if self.oracle == "ogd":

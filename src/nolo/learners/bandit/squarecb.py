@@ -369,6 +369,13 @@ class SquareCB(OneBitBanditLearner):
                 {"n_classes": 3, "oracle": "fdson", "sketch_size": 2, "rho0": 0.1, "rho1": 0.2}]
 
     # -- parameters and state ------------------------------------------------------------------
+    def _scale_reference(self):
+        """The oracle's prior: the ridge's and the sketch's ``lam`` (a label's first n rows outweigh it once
+        n ||x||^2 >> lam), the OGD oracle's step (a step moves the weights by eta ||x||^2)."""
+        if self.oracle == "ogd":
+            return 1.0 / float(self.eta), f"the OGD oracle's step scale (1 / eta = {1.0 / float(self.eta):.3g})", False
+        return float(self.lam), f"the {self.oracle} oracle's prior scale (lam = {float(self.lam):.3g})", False
+
     def _validate_params(self) -> None:
         check_int(self.n_classes, "n_classes", low=2)
         check_choice(self.oracle, "oracle", O.ORACLES)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from nolo import _scale
 from nolo._validation import (check_array, check_bool, check_choice, check_int, check_scalar, check_seed,
                               check_state_bytes)
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
@@ -429,6 +430,11 @@ class BiasCompensatedRLS(NoisyInputLearner):
         return None
 
     def _play(self, R: np.ndarray, offsets: np.ndarray, yv: np.ndarray) -> None:
+        if "_scale_checked" not in self.__dict__:  # the readings against the ridge prior, once (nolo._scale)
+            rows = R if R.shape[0] >= _scale.SAMPLE_ROWS else _scale.gather_rows(self, R)
+            if rows is not None:
+                _scale.warn_scale(self, rows, float(self.alpha), f"the ridge prior's scale (alpha = {float(self.alpha):.3g})",
+                                  columns=False, stacklevel=4)  # < _play < learn / learn_stream < the caller
         d = self.n_features_in_
         U, C, b, theta, u, uj = (a.copy() for a in (self.chol_, self.correction_, self.xy_, self.theta_, self.power_,
                                                     self.power_joint_))
