@@ -28,6 +28,9 @@ class FakeState:
 
 @pytest.fixture
 def fast_note(monkeypatch):
+    # the command line silences the note in its own process (and its workers) through the environment; a CLI test
+    # run in this process before would leave it set
+    monkeypatch.delenv("NOLO_COMPILE_NOTE", raising=False)
     monkeypatch.setattr(C, "NOTE_AFTER", 0.05)
     monkeypatch.setattr(C, "_called", set())
 
