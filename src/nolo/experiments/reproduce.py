@@ -16,6 +16,7 @@ import time
 import traceback
 from pathlib import Path
 
+from nolo._extras import require
 from nolo._validation import check_writable_dir
 from nolo.exceptions import ParameterError
 from nolo.experiments.context import Context
@@ -104,10 +105,7 @@ def check_scheduler(scheduler: str, timeout: float = 5.0) -> None:
         except OSError as exc:
             raise ParameterError(f"scheduler: nothing answers at {scheduler!r} ({exc.strerror or exc}); start one "
                                  "with 'dask scheduler' or use --backend local") from None
-    try:
-        from dask.distributed import Client
-    except ImportError as exc:  # pragma: no cover - dask is a dependency
-        raise ParameterError(f"backend 'dask' needs dask.distributed ({exc})") from None
+    Client = require("dask.distributed", "dask", "backend 'dask'").Client
     try:
         with Client(scheduler, timeout=timeout, set_as_default=False):
             pass

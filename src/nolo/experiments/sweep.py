@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from nolo import __version__
+from nolo._extras import require
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.experiments.spec import ExperimentSpec, load_spec
 from nolo.experiments.store import (CorruptRunError, UncheckedRunError, cleanup_tmp, read_run, utc_now, verify_run,
@@ -403,7 +404,8 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
         if not todo:
             pass
         elif backend == "dask":
-            from dask.distributed import Client, as_completed
+            dd = require("dask.distributed", "dask", "backend 'dask'")
+            Client, as_completed = dd.Client, dd.as_completed
 
             with Client(scheduler, set_as_default=False) as client:
                 futures = client.map(_compute, [t for t, _ in todo], pure=False)
