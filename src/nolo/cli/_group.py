@@ -17,7 +17,7 @@ def _needs_extra(name: str, message: str) -> click.Command:
     def callback(**_):
         raise click.ClickException(message)
 
-    return click.Command(name, callback=callback, help=message, short_help=message.split(": ")[-1],
+    return click.Command(name, callback=callback, help=message, short_help="needs " + message.split(": ")[-1],
                          context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 
 
