@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 from nolo.exceptions import (  # noqa: E402
     CopiesExhausted,
+    MissingExtraError,
     NoloError,
     NumericalError,
     ParameterError,
@@ -22,6 +23,7 @@ from nolo.exceptions import (  # noqa: E402
 __all__ = [
     "__version__",
     "CopiesExhausted",
+    "MissingExtraError",
     "NoloError",
     "NumericalError",
     "ParameterError",

@@ -45,3 +45,10 @@ class ScaleWarning(UserWarning):
 
     Issued once per learner, from the first rows it learns from (:mod:`nolo._scale`).
     """
+
+
+class MissingExtraError(NoloError, ImportError):
+    """A feature needs a package that the core install leaves out; the message names the pip command that adds it.
+
+    It is an :class:`ImportError`, so code that already treats a missing package as optional keeps working.
+    """

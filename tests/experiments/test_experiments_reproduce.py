@@ -593,13 +593,15 @@ def test_only_seeds_and_data_dir_change_one_thing_from_outside(tmp_path, scratch
     from click.testing import CliRunner
 
     from nolo.cli.experiments import reproduce
+    from nolo.datasets.paths import resolve_data_dir
 
     registry.EXPERIMENTS.unregister("demo/noisy-regression")
     seen = {}
 
     @experiment(paper="demo", id="first", title="First", quick_seeds=2)
     def _first(ctx):
-        seen["first"] = (list(ctx.seeds), os.environ.get("NOLO_DATA_DIR"))
+        seen["first"] = (list(ctx.seeds), str(ctx.data_dir), str(resolve_data_dir().path),
+                         os.environ.get("NOLO_DATA_DIR"))
         return ExperimentResult(figures={"x": 1.0}, claims=[Claim("x", "x", ">", 0)])
 
     @experiment(paper="demo", id="second", title="Second", quick_seeds=2)
@@ -613,8 +615,9 @@ def test_only_seeds_and_data_dir_change_one_thing_from_outside(tmp_path, scratch
     res = CliRunner().invoke(reproduce, ["demo", "--quick", "--out", str(tmp_path / "o"), "--only", "first",
                                          "--seeds", "4", "--data-dir", str(data)])
     assert res.exit_code == 0, res.output
-    assert seen == {"first": ([0, 1, 2, 3], str(data.resolve()))}
-    assert "NOLO_DATA_DIR" not in os.environ  # restored afterwards
+    # the data directory reaches the experiment through its context; the environment is never set
+    assert seen == {"first": ([0, 1, 2, 3], str(data.resolve()), str(data.resolve()), None)}
+    assert "NOLO_DATA_DIR" not in os.environ
     res = CliRunner().invoke(reproduce, ["demo", "--quick", "--out", str(tmp_path / "o"), "--only", "demo/second",
                                          "--seeds", "5,7"])
     assert res.exit_code == 0 and seen["second"] == [5, 7]

@@ -2,16 +2,14 @@
 
 Commands are loaded lazily (``COMMANDS`` maps a name to ``module:attribute``)
 so that ``nolo --help`` stays fast and one command's heavy imports do not slow
-the others.
+the others.  The command line needs the ``cli`` extra (click, rich, tqdm); without it
+``nolo`` prints the pip command that adds it, in one line.  A command whose module needs
+another extra (the experiment platform's) says so in one line when it is invoked.
 """
 
 from __future__ import annotations
 
-import importlib
-
-import click
-
-from nolo import __version__
+from nolo._extras import missing_message
 
 #: command name -> "module:click command".  Add one line per command module.
 COMMANDS: dict[str, str] = {
@@ -26,20 +24,12 @@ COMMANDS: dict[str, str] = {
     "learn": "nolo.cli.learn:learn",
 }
 
+_NO_CLI = missing_message("cli", "the nolo command line")
 
-class _LazyGroup(click.Group):
-    def list_commands(self, ctx):
-        return sorted(COMMANDS)
+if _NO_CLI is None:
+    from nolo.cli._group import main
+else:
 
-    def get_command(self, ctx, name):
-        target = COMMANDS.get(name)
-        if target is None:
-            return None
-        module, attr = target.split(":")
-        return getattr(importlib.import_module(module), attr)
-
-
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="nolo")
-def main() -> None:
-    """nolo: noisy online learning (CSS10, CSS11, AM) -- learners, experiments, paper reproductions."""
+    def main() -> None:
+        """Without the ``cli`` extra: the pip command on stderr, exit status 1 (no traceback)."""
+        raise SystemExit(_NO_CLI)

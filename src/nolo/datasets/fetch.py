@@ -23,6 +23,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nolo._extras import require
 from nolo.datasets.errors import DatasetNotFoundError
 from nolo.datasets.paths import resolve_data_dir
 from nolo.datasets.registry import REGISTRY, FileDataset
@@ -78,7 +79,7 @@ def fetch(name: str, data_dir=None, *, base_url: str | None = None, progress: bo
     file, ``{"file", "path", "sha256", "verified", "downloaded"}``.  Raises :class:`ParameterError` for an unknown or
     built-in data set, :class:`DatasetNotFoundError` when the source cannot be reached or a checksum does not match
     (the bad file is not kept), or when the data set has no public download (the message says where to get it)."""
-    import pooch
+    pooch = require("pooch", "fetch", "downloading data sets")
 
     if name not in REGISTRY:
         raise ParameterError(f"unknown dataset {name!r}; known: {', '.join(REGISTRY.names())}")

@@ -10,6 +10,7 @@ import os
 
 import numpy as np
 
+from nolo._extras import require
 from nolo._validation import check_choice
 from nolo.datasets._checks import check_path
 from nolo.datasets.errors import DataFormatError, DatasetNotFoundError
@@ -21,7 +22,7 @@ USPS_SPLITS = ("train", "test")
 
 def load_usps_h5(path: str | os.PathLike, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
     """Read split ``"train"`` or ``"test"`` of a USPS HDF5 file as ``(X float64 (n, 256), y int64)``."""
-    import h5py
+    h5py = require("h5py", "hdf5", "reading USPS's HDF5 file")
 
     check_choice(split, "split", USPS_SPLITS)
     path = check_path(path, "path")

@@ -10,7 +10,11 @@ A spec (``nolo run``) is turned into the same ``play`` call by :mod:`nolo.experi
 
 from __future__ import annotations
 
-from nolo.experiments.context import Context
+from nolo._extras import check
+
+check("experiments", "the experiment platform")  # one line naming the pip command, before any module's traceback
+
+from nolo.experiments.context import Context  # noqa: E402
 from nolo.experiments.play import BanditStream, PlayResult, Stream, play
 from nolo.experiments.registry import (
     EXPERIMENT_MODULES,

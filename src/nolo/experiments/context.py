@@ -48,8 +48,12 @@ class Context:
     experiment's directory, ``OUT/<paper>/<id>``), ``seeds`` (list of ints),
     ``jobs`` (parallel processes), ``backend`` ("local" or "dask"),
     ``scheduler`` (Dask scheduler address or None), ``rounds`` (the
-    ``--rounds`` override of the horizon, or None), ``plots`` (PNG files
+    ``--rounds`` override of the horizon, or None), ``data_dir`` (where the
+    dataset files are, ``--data-dir``; None: each loader's own resolution), ``plots`` (PNG files
     saved so far; the platform adds them to the result).
+
+    ``data_dir`` travels with every task of :meth:`sweep` and :meth:`map` (to local and Dask workers alike),
+    and each task's loaders use it as their data directory (:func:`nolo.datasets.paths.data_dir_scope`).
 
     Examples
     --------
@@ -72,12 +76,15 @@ class Context:
     scheduler: str | None = None
     show_progress: bool | None = None
     rounds: int | None = None
+    data_dir: Path | None = None
     plots: list[Path] = field(default_factory=list)
     rounds_read: bool = field(default=False, repr=False)
     rounds_base: int | None = field(default=None, repr=False)
 
     def __post_init__(self):
         self.out_dir = Path(self.out_dir)
+        if self.data_dir is not None:
+            self.data_dir = Path(self.data_dir).expanduser().resolve()
         if self.backend not in ("local", "dask"):
             raise ParameterError(f"backend must be 'local' or 'dask', got {self.backend!r}")
         if self.backend == "dask" and not self.scheduler:
@@ -148,6 +155,7 @@ class Context:
             backend=self.backend,
             scheduler=self.scheduler,
             show_progress=self.show_progress,
+            data_dir=self.data_dir,
         )
 
     @property
@@ -181,6 +189,7 @@ class Context:
             show_progress=self.show_progress,
             code_scope=code_scope,
             packages=packages,
+            data_dir=self.data_dir,
         )
 
     # -- output --------------------------------------------------------------------------

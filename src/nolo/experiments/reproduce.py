@@ -16,7 +16,9 @@ import time
 import traceback
 from pathlib import Path
 
+from nolo._extras import require
 from nolo._validation import check_writable_dir
+from nolo.datasets.paths import data_dir_scope
 from nolo.exceptions import ParameterError
 from nolo.experiments.context import Context
 from nolo.experiments.registry import check_paper, get_experiments, load_experiment_modules
@@ -104,10 +106,7 @@ def check_scheduler(scheduler: str, timeout: float = 5.0) -> None:
         except OSError as exc:
             raise ParameterError(f"scheduler: nothing answers at {scheduler!r} ({exc.strerror or exc}); start one "
                                  "with 'dask scheduler' or use --backend local") from None
-    try:
-        from dask.distributed import Client
-    except ImportError as exc:  # pragma: no cover - dask is a dependency
-        raise ParameterError(f"backend 'dask' needs dask.distributed ({exc})") from None
+    Client = require("dask.distributed", "dask", "backend 'dask'").Client
     try:
         with Client(scheduler, timeout=timeout, set_as_default=False):
             pass
@@ -124,7 +123,8 @@ def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nol
     timings.json.
 
     ``only``: experiment ids/keys to run; ``seeds``: the number of seeds (an int) or the list of seeds,
-    overriding each experiment's; ``data_dir``: where the dataset files are (sets ``NOLO_DATA_DIR``);
+    overriding each experiment's; ``data_dir``: where the dataset files are (the run's context hands it to every task,
+    local or on Dask; the environment is not changed);
     ``force``: recompute every run (runs made by the same code are reused otherwise); ``rounds``: the
     horizon of every learning curve, overriding the scale's (experiments declared ``takes_rounds``;
     the others are refused when named in ``only`` and left out otherwise -- ``ReproduceReport.not_run``).
@@ -152,49 +152,42 @@ def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nol
                                  "with backend='dask'")
         check_scheduler(scheduler)
     out = check_writable_dir(out, "out")  # before any run: not a PermissionError once everything is computed
-    saved_env = os.environ.get("NOLO_DATA_DIR")
     if data_dir is not None:
         if not Path(data_dir).is_dir():
             raise ParameterError(f"data_dir must be an existing directory of dataset files, got {str(data_dir)!r}")
-        os.environ["NOLO_DATA_DIR"] = str(Path(data_dir).resolve())
+        data_dir = Path(data_dir).resolve()
     outcomes = []
-    try:
-        with sweep_session(force=force):
-            for exp in exps:
-                run_seeds = seeds if seeds is not None else list(range(exp.quick_seeds if quick else exp.full_seeds))
-                ctx = Context(paper=exp.paper, id=exp.id, quick=quick, out_dir=out / exp.paper / exp.id,
-                              seeds=run_seeds, jobs=jobs, backend=backend, scheduler=scheduler,
-                              show_progress=show_progress, rounds=rounds)
-                if echo:
-                    echo(f"running {exp.key}: {exp.title} ...")
-                t0 = time.perf_counter()
-                with sweep_session() as stats:
-                    try:
+    with sweep_session(force=force):
+        for exp in exps:
+            run_seeds = seeds if seeds is not None else list(range(exp.quick_seeds if quick else exp.full_seeds))
+            ctx = Context(paper=exp.paper, id=exp.id, quick=quick, out_dir=out / exp.paper / exp.id,
+                          seeds=run_seeds, jobs=jobs, backend=backend, scheduler=scheduler,
+                          show_progress=show_progress, rounds=rounds, data_dir=data_dir)
+            if echo:
+                echo(f"running {exp.key}: {exp.title} ...")
+            t0 = time.perf_counter()
+            with sweep_session() as stats:
+                try:
+                    with data_dir_scope(ctx.data_dir):  # the experiment's own loads (its tasks carry it too)
                         result = exp.func(ctx)
-                        if not isinstance(result, ExperimentResult):
-                            raise ParameterError(f"experiment {exp.key} must return an ExperimentResult, "
-                                                 f"got {type(result).__name__}")
-                        if rounds is not None and not ctx.rounds_read:
-                            raise ParameterError(f"experiment {exp.key} declares takes_rounds but never read the "
-                                                 "horizon (ctx.horizon / ctx.horizons): --rounds was ignored")
-                        result.plots = list(dict.fromkeys([*result.plots, *ctx.plots]))
-                        outcome = ExperimentOutcome(exp, result, time.perf_counter() - t0, quick=quick,
-                                                    rounds=rounds, rounds_base=ctx.rounds_base)
-                    except Exception:  # one broken experiment must not hide the others' results
-                        outcome = ExperimentOutcome(exp, ExperimentResult(), time.perf_counter() - t0,
-                                                    error=traceback.format_exc(), quick=quick, rounds=rounds)
-                        if echo:
-                            echo(f"  {exp.key} raised: {outcome.error.strip().splitlines()[-1]} "
-                                 "(traceback in the report)")
-                outcome.runs_reused, outcome.runs_computed = stats.reused, stats.computed
-                outcome.runs_failed = list(stats.failed)
-                outcomes.append(outcome)
-    finally:
-        if data_dir is not None:
-            if saved_env is None:
-                os.environ.pop("NOLO_DATA_DIR", None)
-            else:
-                os.environ["NOLO_DATA_DIR"] = saved_env
+                    if not isinstance(result, ExperimentResult):
+                        raise ParameterError(f"experiment {exp.key} must return an ExperimentResult, "
+                                             f"got {type(result).__name__}")
+                    if rounds is not None and not ctx.rounds_read:
+                        raise ParameterError(f"experiment {exp.key} declares takes_rounds but never read the "
+                                             "horizon (ctx.horizon / ctx.horizons): --rounds was ignored")
+                    result.plots = list(dict.fromkeys([*result.plots, *ctx.plots]))
+                    outcome = ExperimentOutcome(exp, result, time.perf_counter() - t0, quick=quick,
+                                                rounds=rounds, rounds_base=ctx.rounds_base)
+                except Exception:  # one broken experiment must not hide the others' results
+                    outcome = ExperimentOutcome(exp, ExperimentResult(), time.perf_counter() - t0,
+                                                error=traceback.format_exc(), quick=quick, rounds=rounds)
+                    if echo:
+                        echo(f"  {exp.key} raised: {outcome.error.strip().splitlines()[-1]} "
+                             "(traceback in the report)")
+            outcome.runs_reused, outcome.runs_computed = stats.reused, stats.computed
+            outcome.runs_failed = list(stats.failed)
+            outcomes.append(outcome)
     write_summary(out / "summary.json", outcomes, quick)
     write_timings(out / "timings.json", outcomes, quick)
     write_markdown(out / "report.md", outcomes, quick)

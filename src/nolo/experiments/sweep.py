@@ -46,6 +46,8 @@ import numpy as np
 import pandas as pd
 
 from nolo import __version__
+from nolo._extras import require
+from nolo.datasets.paths import data_dir_scope
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.experiments.spec import ExperimentSpec, load_spec
 from nolo.experiments.store import (CorruptRunError, UncheckedRunError, cleanup_tmp, read_run, utc_now, verify_run,
@@ -244,23 +246,28 @@ def plan_sweep(specs, seeds: Iterable[int] | None = None) -> list[dict]:
     return tasks
 
 
+def _compute_frame(task: dict, progress=None) -> pd.DataFrame:
+    """One task's table: a spec's learner run, or a mapped function's call."""
+    if task["kind"] == "run":
+        from nolo.experiments.runner import run_learner
+
+        spec = ExperimentSpec.from_dict(task["spec"], check_components=False)
+        return run_learner(spec, task["learner"], task["seed"], progress=progress).frame
+    module, _, qualname = task["func"].partition(":")
+    func = importlib.import_module(module)
+    for part in qualname.split("."):
+        func = getattr(func, part)
+    out = func(**task["task"])
+    return out if isinstance(out, pd.DataFrame) else _as_frame(out, task["func"])
+
+
 def _compute(task: dict, progress=None) -> tuple[pd.DataFrame, dict]:
     started = utc_now()
     t0 = time.perf_counter()
     error = None
     try:
-        if task["kind"] == "run":
-            from nolo.experiments.runner import run_learner
-
-            spec = ExperimentSpec.from_dict(task["spec"], check_components=False)
-            frame = run_learner(spec, task["learner"], task["seed"], progress=progress).frame
-        else:
-            module, _, qualname = task["func"].partition(":")
-            func = importlib.import_module(module)
-            for part in qualname.split("."):
-                func = getattr(func, part)
-            out = func(**task["task"])
-            frame = out if isinstance(out, pd.DataFrame) else _as_frame(out, task["func"])
+        with data_dir_scope(task.get("data_dir")):  # the run's data directory, on whichever host runs the task
+            frame = _compute_frame(task, progress)
     except NumericalError as exc:  # the data or parameters drove the run to inf/NaN: a failed run, not a crash
         frame, error = pd.DataFrame(), f"NumericalError: {exc}"
     meta = {k: task.get(k) for k in ("kind", "run_id", "spec_name", "setting", "learner", "seed")}
@@ -350,9 +357,10 @@ class _ProgressLog:
 
 def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 1, backend: str = "local",
                   scheduler: str | None = None, show_progress: bool | None = None,
-                  force: bool = False) -> list[Path]:
+                  force: bool = False, data_dir: str | os.PathLike | None = None) -> list[Path]:
     """Run the tasks whose files are missing (or written by other code); returns every task's file path
-    (in task order).  ``force``: recompute every task."""
+    (in task order).  ``force``: recompute every task.  ``data_dir``: the run's data directory, handed to each task
+    (it runs inside :func:`nolo.datasets.paths.data_dir_scope` wherever it runs); it is not part of a run's id."""
     from nolo.experiments.context import progress, progress_enabled
 
     if backend not in ("local", "dask"):
@@ -366,8 +374,9 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
     out_dir.mkdir(parents=True, exist_ok=True)
     cleanup_tmp(out_dir)
     paths = [out_dir / f"{t['run_id']}.parquet" for t in tasks]
-    tasks = [{**t, "code_version": code_version(_scope(t.get("code_scope"))) + package_versions(t.get("packages"))}
-             for t in tasks]
+    data_dir = None if data_dir is None else str(Path(data_dir).expanduser().resolve())
+    tasks = [{**t, "code_version": code_version(_scope(t.get("code_scope"))) + package_versions(t.get("packages")),
+              "data_dir": data_dir} for t in tasks]
     force_since = time.time() if force else _SESSION.force_since
     stats = _SESSION.stats
     todo, unchecked = [], []
@@ -403,7 +412,8 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
         if not todo:
             pass
         elif backend == "dask":
-            from dask.distributed import Client, as_completed
+            dd = require("dask.distributed", "dask", "backend 'dask'")
+            Client, as_completed = dd.Client, dd.as_completed
 
             with Client(scheduler, set_as_default=False) as client:
                 futures = client.map(_compute, [t for t, _ in todo], pure=False)
@@ -451,15 +461,16 @@ def _load_runs(paths: list[Path]) -> pd.DataFrame:
 
 def run_sweep(specs, out_dir: str | os.PathLike, *, seeds: Iterable[int] | None = None, jobs: int = 1,
               backend: str = "local", scheduler: str | None = None, show_progress: bool | None = None,
-              force: bool = False) -> pd.DataFrame:
+              force: bool = False, data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """Plan, run (reusing finished runs of the same code) and load a sweep; returns the long metrics
     table of its runs (a failed run contributes no rows).
 
-    ``seeds`` overrides every spec's ``seeds``; ``force`` recomputes every run.
+    ``seeds`` overrides every spec's ``seeds``; ``force`` recomputes every run; ``data_dir``: where every run's
+    loaders look for dataset files (see :func:`execute_tasks`).
     """
     tasks = plan_sweep(specs, seeds)
     paths = execute_tasks(tasks, out_dir, jobs=jobs, backend=backend, scheduler=scheduler,
-                          show_progress=show_progress, force=force)
+                          show_progress=show_progress, force=force, data_dir=data_dir)
     return _load_runs(paths)
 
 
@@ -482,11 +493,12 @@ def _packages(packages) -> tuple[str, ...] | None:
 def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, name: str | None = None,
             jobs: int = 1, backend: str = "local", scheduler: str | None = None,
             show_progress: bool | None = None, force: bool = False, code_scope=None,
-            packages=None) -> list[pd.DataFrame]:
+            packages=None, data_dir: str | os.PathLike | None = None) -> list[pd.DataFrame]:
     """Run ``func(**task)`` for every task through the engine; returns one DataFrame per task, in order.
     ``code_scope``: the source files (path prefixes, :func:`code_version`) the tasks' numbers depend on; None: all
     of nolo.  ``packages``: names of other installed distributions they depend on (a peer library), whose versions
-    join the stored code version (:func:`package_versions`)."""
+    join the stored code version (:func:`package_versions`).  ``data_dir``: where the tasks' loaders look for
+    dataset files (see :func:`execute_tasks`)."""
     code_scope, packages = _scope(code_scope), _packages(packages)
     if code_scope is not None:
         code_version(code_scope)  # refuses a prefix that matches no file, before any run
@@ -508,5 +520,5 @@ def run_map(func: Callable, tasks: list[dict], out_dir: str | os.PathLike, *, na
                         "setting": json.dumps(task, sort_keys=True), "learner": None,
                         "seed": task.get("seed"), "code_scope": code_scope, "packages": packages})
     paths = execute_tasks(planned, out_dir, jobs=jobs, backend=backend, scheduler=scheduler,
-                          show_progress=show_progress, force=force)
+                          show_progress=show_progress, force=force, data_dir=data_dir)
     return [read_run(p)[0] for p in paths]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from nolo._extras import require
 from nolo.exceptions import ParameterError
 from nolo.offpolicy.estimators import METHODS, Estimate, LogMoments, target_matrix
 from nolo.offpolicy.logs import CHUNK_ROWS, LogChunk, iter_log
@@ -148,7 +149,7 @@ def evaluate_chunks(chunks, policy, *, n_classes: int | None = None, rho0: float
     policy, K, methods = _check_options(policy, n_classes, rho0, rho1, methods, reward_model)
     bar = None
     if progress:
-        from tqdm import tqdm
+        tqdm = require("tqdm", "cli", "the progress bar").tqdm
 
         bar = tqdm(total=total, unit=" rows", unit_scale=True, desc="evaluate", leave=False)
     try:
@@ -279,7 +280,7 @@ def evaluate_shards(path, policy, *, n_classes: int | None = None, rho0: float |
     if scheduler is None:
         parts = [_shard_pass(s, spec, K, methods, reward_model, int(chunk_rows)) for s in shards]
     else:
-        from dask.distributed import Client
+        Client = require("dask.distributed", "dask", "evaluating shards on a Dask scheduler").Client
 
         with Client(scheduler, set_as_default=False) as client:
             parts = client.gather(client.map(_shard_pass, shards, policy=spec, K=K, methods=methods,
@@ -300,11 +301,11 @@ def _row_count(path: Path):
     """Rows of a Parquet file or directory from its metadata (None for CSV: the bar counts without a total)."""
     try:
         if path.is_dir():
-            import pyarrow.dataset as ds
+            ds = require("pyarrow.dataset", "parquet", "reading Parquet logs")
 
             return ds.dataset(path, format="parquet").count_rows()
         if path.suffix in (".parquet", ".pq"):
-            import pyarrow.parquet as pq
+            pq = require("pyarrow.parquet", "parquet", "reading Parquet logs")
 
             return pq.ParquetFile(path).metadata.num_rows
     except Exception:  # the reader reports a bad file itself

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nolo._extras import require
 from nolo.exceptions import ParameterError
 
 __all__ = ["LOG_COLUMNS", "LogChunk", "log_frame", "write_log", "iter_log", "read_log", "policy_probabilities"]
@@ -49,6 +50,7 @@ def write_log(path, frame: pd.DataFrame) -> Path:
     """Write a log (a :func:`log_frame`) to Parquet, atomically (a temporary file renamed into place)."""
     _check_columns(frame, "frame")
     path = Path(path)
+    require("pyarrow", "parquet", "writing Parquet logs")  # pandas' own error would not name the extra
     tmp = path.with_name(path.name + ".tmp")
     frame.to_parquet(tmp, index=False)
     os.replace(tmp, path)
@@ -84,7 +86,7 @@ class LogChunk:
 def _parquet_frames(path: Path, chunk_rows: int):
     """One Parquet file's rows, row group by row group: iterating the whole file at once keeps every row group read
     so far allocated in pyarrow (measured: +148 MiB per million-row group), one group at a time stays flat."""
-    import pyarrow.parquet as pq
+    pq = require("pyarrow.parquet", "parquet", "reading Parquet logs")
 
     try:
         f = pq.ParquetFile(path)
@@ -99,7 +101,7 @@ def _frames(path: Path, chunk_rows: int):
     """DataFrames of at most ``chunk_rows`` rows: a Parquet file, a directory of Parquet shards (in pyarrow's file
     order), or a CSV."""
     if path.is_dir():
-        import pyarrow.dataset as ds
+        ds = require("pyarrow.dataset", "parquet", "reading Parquet logs")
 
         try:
             files = ds.dataset(path, format="parquet").files
