@@ -24,8 +24,8 @@ EXPECTED = {
                                 r"^snips flip-corrected error estimate: ", r"^snips uncorrected"],
     "eiv_replicates.py": [r"^CorrectedLeastSquaresRegressor: \[", r"^intercept +3\.0",
                           r"^  x0: 95 % interval .* covers 1\.0: True$"],
-    "dict_contexts_stream.py": [r"^share of right offers, first 500 rounds: ", r"^held-out accuracy of the greedy offer: "
-                                r"(0\.9\d\d|1\.000)$"],
+    "dict_contexts_stream.py": [r"^share of right offers, first 500 rounds: ",
+                                r"^held-out accuracy of the greedy offer: (0\.9\d\d|1\.000)$"],
     "online_to_batch_ogd.py": [r"^test accuracy, average of the iterates: 0\.9\d\d$", r"^averaged regret bound"],
 }
 
