@@ -37,7 +37,8 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+# _generated/: benchmark tables written by benchmarks/*.py --markdown, included by the pages, not pages themselves
+exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store"]
 
 # --- Markdown (myst) -----------------------------------------------------------------------
 # The pages link to each other's sections as ``page.md#some-heading``: anchors for h1-h3.

@@ -60,6 +60,8 @@ def test_docs_site_builds_with_warnings_as_errors(tmp_path):
 
     source = tmp_path / "docs"
     shutil.copytree(DOCS, source, ignore=shutil.ignore_patterns("_build", "api"))
+    # the examples gallery shows the scripts of examples/ (``literalinclude`` of ../examples/*.py)
+    shutil.copytree(DOCS.parent / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path / "html"
     env = dict(os.environ)
     src = str(Path(nolo.__file__).resolve().parents[1])  # the nolo under test, wherever it is installed
