@@ -58,7 +58,7 @@ def test_known_noise_and_ragged_items_and_the_summary():
     # a known covariance removes the noise estimate's own error: no larger standard errors
     assert np.all(known.bse_ <= est.bse_ * 1.05)
     text = est.summary(names=["temperature", "pressure"])
-    assert "temperature" in text and "intercept" in text and "P>|z|" in text and "[0.025" in text
+    assert "temperature" in text and "intercept" in text and "P>|t|" in text and "[0.025" in text
     no_icpt = CorrectedLeastSquaresRegressor(cv_folds=None, fit_intercept=False).fit(items, y - TRUE[2])
     assert no_icpt.coef_cov_.shape == (2, 2)
     V = corrected_covariance(items, y - TRUE[2], no_icpt.coef_, None, "estimate")

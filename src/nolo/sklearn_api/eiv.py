@@ -42,7 +42,8 @@ class _Items:
 class _SandwichInference:
     """What a statsmodels user expects after a fit, for both estimators: ``coef_cov_`` (the sandwich of
     :func:`nolo.batch.eiv.corrected_covariance` at the fitted correction scale ``correction_scale_``), ``bse_``,
-    :meth:`conf_int` and :meth:`summary`."""
+    ``df_resid_`` (items minus coefficients: the degrees of freedom of the t intervals), :meth:`conf_int` and
+    :meth:`summary`."""
 
     def _sandwich(self, X, yv, noise_cov, pooled: bool) -> None:
         from nolo.batch.eiv import corrected_covariance
@@ -51,6 +52,14 @@ class _SandwichInference:
         self.coef_cov_ = corrected_covariance(X, yv, self.coef_, self.intercept_ if self.fit_intercept else None, S,
                                               self.correction_scale_, pooled=pooled)
         self.bse_ = np.sqrt(np.maximum(np.diag(self.coef_cov_), 0.0))
+        self.df_resid_ = int(self.n_items_seen_) - int(self.coef_cov_.shape[0])
+
+    def _t(self):
+        """Student's t on ``df_resid_`` degrees of freedom (the sandwich's small-sample reference, as statsmodels
+        uses with ``use_t``); the normal where that is not positive."""
+        from scipy import stats
+
+        return stats.t(self.df_resid_) if self.df_resid_ > 0 else stats.norm()
 
     def _params(self) -> np.ndarray:
         return np.append(self.coef_, [self.intercept_] if self.fit_intercept else [])
@@ -70,7 +79,8 @@ class _SandwichInference:
 
     def conf_int(self, alpha: float = 0.05, method: str = "sandwich") -> np.ndarray:
         """``(p, 2)`` intervals of level ``1 - alpha`` for ``coef_`` (then ``intercept_``): ``method="sandwich"``
-        (default) the normal intervals of ``bse_``; ``"bootstrap"`` the percentile intervals of
+        (default) ``coef +- t bse_`` with Student's t on ``df_resid_`` degrees of freedom; ``"bootstrap"`` the
+        percentile intervals of
         ``bootstrap_coefs_`` (Efron & Tibshirani 1993, ch. 13; call :meth:`bootstrap` first)."""
         from scipy import stats
 
@@ -79,16 +89,14 @@ class _SandwichInference:
         if method == "bootstrap":
             ok = self.bootstrap_coefs_[np.all(np.isfinite(self.bootstrap_coefs_), axis=1)]
             return np.quantile(ok, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0).T
-        z = stats.norm.ppf(1.0 - alpha / 2.0)
+        q = self._t().ppf(1.0 - alpha / 2.0)
         theta = self._params()
-        return np.column_stack([theta - z * self.bse_, theta + z * self.bse_])
+        return np.column_stack([theta - q * self.bse_, theta + q * self.bse_])
 
     def summary(self, alpha: float = 0.05, names=None, method: str = "sandwich") -> str:
-        """A statsmodels-style table: coef, std err, z, P>|z| and the ``1 - alpha`` interval per coefficient
-        (``method``: ``"sandwich"`` or ``"bootstrap"``, as in :meth:`conf_int`; z and P>|z| from the method's
-        standard errors)."""
-        from scipy import stats
-
+        """A statsmodels-style table: coef, std err, t, P>|t| and the ``1 - alpha`` interval per coefficient
+        (``method``: ``"sandwich"`` or ``"bootstrap"``, as in :meth:`conf_int`; t and P>|t| from the method's
+        standard errors, on ``df_resid_`` degrees of freedom)."""
         ci = self.conf_int(alpha, method)
         bse = self.bse_ if method == "sandwich" else self.bootstrap_bse_
         theta = self._params()
@@ -97,7 +105,7 @@ class _SandwichInference:
         names = [str(n) for n in names] + (["intercept"] if self.fit_intercept else [])
         with np.errstate(divide="ignore", invalid="ignore"):
             zval = theta / bse
-        pval = 2.0 * stats.norm.sf(np.abs(zval))
+        pval = 2.0 * self._t().sf(np.abs(zval))
         lo, hi = f"[{alpha / 2:.3g}", f"{1 - alpha / 2:.3g}]"
         w = max(9, max(len(n) for n in names))
         how = ("sandwich standard errors" if method == "sandwich" else
@@ -105,7 +113,7 @@ class _SandwichInference:
                "percentile intervals)")
         lines = [f"{type(self).__name__}: {self.n_items_seen_} items, correction scale {self.correction_scale_:.3g}, "
                  + how,
-                 f"{'':<{w}} {'coef':>10} {'std err':>10} {'z':>8} {'P>|z|':>8} {lo:>10} {hi:>10}"]
+                 f"{'':<{w}} {'coef':>10} {'std err':>10} {'t':>8} {'P>|t|':>8} {lo:>10} {hi:>10}"]
         for k, n in enumerate(names):
             lines.append(f"{n:<{w}} {theta[k]:>10.4f} {bse[k]:>10.4f} {zval[k]:>8.3f} {pval[k]:>8.3f} "
                          f"{ci[k, 0]:>10.4f} {ci[k, 1]:>10.4f}")
@@ -264,9 +272,9 @@ class EIVRegressor(_SandwichInference, LinearReadingsRegressor):
 
     def partial_fit(self, X, y, groups=None):
         """One pass over more items (:meth:`LinearReadingsRegressor.partial_fit`).  The sandwich covariance is a
-        property of :meth:`fit`'s data: after ``partial_fit`` it is removed (``coef_cov_``, ``bse_``)."""
+        property of :meth:`fit`'s data: after ``partial_fit`` it is removed (``coef_cov_``, ``bse_``, ``df_resid_``)."""
         super().partial_fit(X, y, groups)
-        for key in ("coef_cov_", "bse_", "correction_scale_"):
+        for key in ("coef_cov_", "bse_", "df_resid_", "correction_scale_"):
             self.__dict__.pop(key, None)
         return self
 
@@ -394,6 +402,7 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
             p = self.n_features_in_ + bool(self.fit_intercept)
             self.coef_cov_ = np.full((p, p), np.nan)
             self.bse_ = np.full(p, np.nan)
+            self.df_resid_ = int(self.n_items_seen_) - p
         else:
             R = self._readings(X, groups)
             self._sandwich(R.as_dense_or_items(), item_targets(target_vector(y), R), self.noise_cov, pooled=True)
