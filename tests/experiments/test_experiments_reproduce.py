@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -137,6 +138,11 @@ def test_reproduce_quick_writes_summary_runs_figures_and_report(reproduced):
     assert html.count('src="data:image/png;base64,') >= 2
     md = (out / "report.md").read_text()
     assert "demo/noisy-regression/regret.png" in md and "holds" in md
+    # the contents list links every experiment's section through the anchor written before its heading
+    links = re.findall(r"^- \[([^\]]+)\]\(#([^)]+)\)", md, flags=re.M)
+    assert [name for name, _ in links] == ["demo / noisy-regression"]
+    assert all(f'<a id="{a}"></a>' in md for _, a in links)
+    assert md.index("## Contents") < md.index(f'<a id="{links[0][1]}"></a>')
     assert "demo/noisy-regression" in stdout and "claims hold" in stdout
 
 

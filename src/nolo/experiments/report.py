@@ -17,8 +17,9 @@ that way), the paper's numbers beside ours, the plots, and then the named
 figures and data tables folded in ``<details>`` elements, so the page is as
 long as the claims and the plots.  A cell written as Markdown bold (``**x**``,
 the best cell of a grid) is bold in HTML; numbers are printed by
-:func:`fmt_number`.  ``report.md`` has the console summary and the same
-sections unfolded.  Pages are rendered from Jinja2 templates
+:func:`fmt_number`.  ``report.md`` has the console summary, a contents list
+linking each experiment's section (an explicit anchor, the HTML page's id) and
+the same sections unfolded.  Pages are rendered from Jinja2 templates
 (``templates/report.*.j2``); docstrings are reStructuredText, rendered with
 docutils.
 """
