@@ -25,7 +25,7 @@ BLOCKED = ("dask", "distributed", "pydantic", "matplotlib", "h5py", "yaml", "jin
 #: the distributions the core install may name: the numerical stack and what the learners' tables need
 CORE = {"numpy", "scipy", "numba", "scikit-learn", "joblib", "pandas"}
 #: extra -> the import names of its distributions (pyproject names distributions, nolo._extras import names)
-IMPORT_NAME = {"pyyaml": "yaml", "dask[distributed]": "dask"}
+IMPORT_NAME = {"pyyaml": "yaml", "dask[distributed]": "dask", "tomli-w": "tomli_w"}
 
 
 def _run(code: str, blocked=BLOCKED) -> subprocess.CompletedProcess:

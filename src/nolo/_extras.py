@@ -19,7 +19,7 @@ __all__ = ["EXTRAS", "check", "missing", "missing_message", "require"]
 
 #: extra -> the top-level modules it provides (the distributions are listed in ``pyproject.toml``)
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "experiments": ("pydantic", "yaml", "jinja2", "docutils", "matplotlib", "pyarrow", "tqdm"),
+    "experiments": ("pydantic", "yaml", "jinja2", "docutils", "matplotlib", "pyarrow", "tqdm", "tomli_w"),
     "dask": ("dask", "distributed"),
     "cli": ("click", "rich", "tqdm"),
     "hdf5": ("h5py",),

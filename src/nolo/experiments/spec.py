@@ -24,7 +24,6 @@ import hashlib
 import importlib
 import itertools
 import json
-import math
 import re
 import tomllib
 from pathlib import Path
@@ -649,53 +648,12 @@ def _fmt(v: Any) -> str:
     return json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else str(v)
 
 
-# -- a small TOML writer (the standard library reads TOML but does not write it) -------------------
-_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def _key(k: str) -> str:
-    return k if _BARE.match(k) else json.dumps(k)
-
-
-def _value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, list):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + "}"
-    raise ParameterError(f"cannot write a value of type {type(v).__name__} to TOML")
-
-
-def _table(lines: list[str], prefix: str, data: dict, array: bool = False) -> None:
-    scalars = {k: v for k, v in data.items()
-               if not isinstance(v, dict) and not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v))}
-    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
-    arrays = {k: v for k, v in data.items() if k not in scalars and k not in tables}
-    if prefix:
-        lines.append("")
-        lines.append(f"[[{prefix}]]" if array else f"[{prefix}]")
-    for k, v in scalars.items():
-        lines.append(f"{_key(k)} = {_value(v)}")
-    for k, v in tables.items():
-        _table(lines, f"{prefix}.{_key(k)}" if prefix else _key(k), v)
-    for k, v in arrays.items():
-        for item in v:
-            _table(lines, f"{prefix}.{_key(k)}" if prefix else _key(k), item, array=True)
-
-
 def dumps_toml(data: dict) -> str:
-    """TOML text for nested dicts, lists and scalars (``None`` not allowed)."""
-    lines: list[str] = []
-    _table(lines, "", data)
-    return "\n".join(lines).lstrip("\n") + "\n"
+    """TOML text for nested dicts, lists and scalars (``None`` not allowed), written by ``tomli_w`` (the standard
+    library reads TOML but does not write it)."""
+    import tomli_w
+
+    try:
+        return tomli_w.dumps(data)
+    except TypeError as exc:
+        raise ParameterError(f"cannot write this spec to TOML: {exc}") from None
