@@ -14,8 +14,29 @@ from nolo.learners.linear import NaiveOGDRegression, TwoCopyLinearRegression
 from nolo.noise import GaussianNoise
 
 
-class PyBanditron(Banditron):
-    """Banditron defined outside nolo.learners.bandit: play() runs it round by round through act/learn."""
+class PyBanditron:
+    """A bandit learner not built on the compiled core (it only has ``act``/``learn``, here a Banditron's):
+    play() runs it round by round through the environment."""
+
+    protocol = "bandit"
+
+    def __init__(self, **params):
+        self._inner = Banditron(**params)
+
+    def act(self, x):
+        return self._inner.act(x)
+
+    def learn(self, x, played, feedback):
+        self._inner.learn(x, played, feedback)
+        return self
+
+    @property
+    def W_(self):
+        return self._inner.W_
+
+
+class UserBanditron(Banditron):
+    """Banditron subclassed outside nolo: built on the core, so play() hands it to the compiled loop."""
 
 
 def _digits_like(n=300, d=8, K=4, seed=0):
@@ -59,6 +80,21 @@ def test_per_round_bandit_path_equals_the_compiled_one(order):
     assert b.wrong is not None and a.wrong is None  # b went round by round
     assert a.frame.mistakes.tolist() == b.frame.mistakes.tolist()
     np.testing.assert_array_equal(fast.W_, slow.W_)
+
+
+def test_a_core_learner_defined_outside_nolo_is_played_compiled():
+    # the compiled path is chosen by what a learner is (a record on the bandit core), not by the module it lives in:
+    # the one-file example of docs/bandit-core.md, defined in a test module, and a subclass defined here
+    from tests.learners.bandit.test_bandit_core import IGWRegressor
+
+    X, y = _digits_like()
+    stream = BanditStream(X, y, 1_200, 0.1, 0.1, seed=4, log=True)  # the log is kept by the compiled loop only
+    for make in (lambda: IGWRegressor(n_classes=4, gamma=20.0, seed=1),
+                 lambda: UserBanditron(n_classes=4, gamma=0.1, seed=3)):
+        a = play(make(), stream, "bandit", 300)
+        assert a.wrong is None and "log" in a.extra
+        r = run_stream(make(), X, y, 1_200, 0.1, 0.1, seed=4, checkpoints=record_points(1_200, 300))
+        assert a.frame.mistakes.tolist() == r.played_mistakes.tolist()
 
 
 def test_compiled_copies_path_equals_the_round_loop():

@@ -168,7 +168,8 @@ def play(learner, stream, protocol: str, record_every: int | str | Sequence[int]
         if learner_protocol != "bandit":
             raise ParameterError(f"{type(learner).__name__} plays the {learner_protocol!r} protocol, not 'bandit'")
         if stream.log:
-            raise ParameterError("BanditStream(log=True) is kept by the compiled loop of nolo's multiclass learners only")
+            raise ParameterError("BanditStream(log=True) is kept by the compiled loop only (learners built on the "
+                                 "bandit core, docs/bandit-core.md)")
         return _play_bandit_rounds(learner, stream, record_every, progress)
     if learner_protocol != protocol:
         raise ParameterError(f"{type(learner).__name__} plays the {learner_protocol!r} protocol, not {protocol!r}")
@@ -315,8 +316,13 @@ def _play_bandit(learner, stream: BanditStream, record_every) -> PlayResult:
 
 
 def _compiled_bandit(learner) -> bool:
-    """True for nolo's multiclass learners, which the compiled :func:`~nolo.learners.bandit.run_stream` plays."""
-    return type(learner).__module__.startswith("nolo.learners.bandit.")
+    """True for a learner the compiled :func:`~nolo.learners.bandit.run_stream` plays: one built on the bandit core
+    (:class:`~nolo.learners.bandit._linear.LinearMulticlassMixin`, a compiled record per algorithm), wherever its
+    class is defined -- a learner written in a user's module as docs/bandit-core.md's one-file example is played
+    compiled too (its loop compiled in memory once per process, not cached on disk)."""
+    from nolo.learners.bandit._linear import LinearMulticlassMixin
+
+    return isinstance(learner, LinearMulticlassMixin)
 
 
 def _play_bandit_rounds(learner, stream: BanditStream, record_every, progress) -> PlayResult:
