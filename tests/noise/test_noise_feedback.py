@@ -37,7 +37,7 @@ def test_unbias_is_unbiased(rho0, rho1):
     h0, h1 = ch.unbias(0), ch.unbias(1)
     assert (1 - rho0) * h0 + rho0 * h1 == pytest.approx(0.0, abs=1e-14)
     assert rho1 * h0 + (1 - rho1) * h1 == pytest.approx(1.0, abs=1e-14)
-    # the paper's printed form ((1 - rho_{f'}) f - rho_f f') / beta, f' = 1 - f
+    # the paper's printed form ((1 - rho_{f'}) f - rho_f f') / kappa, f' = 1 - f
     rho = {0: rho0, 1: rho1}
     for f in (0, 1):
         printed = ((1 - rho[1 - f]) * f - rho[f] * (1 - f)) / (1 - rho0 - rho1)
@@ -59,9 +59,9 @@ def test_unbias_detects_the_wrong_rates():
     assert abs(h.mean()) > 10 * h.std(ddof=1) / np.sqrt(N)
 
 
-def test_beta_and_transition_matrix():
+def test_kappa_and_transition_matrix():
     ch = FlipChannel(0.2, 0.4)
-    assert ch.beta == pytest.approx(0.4)
+    assert ch.kappa == pytest.approx(0.4)
     m = ch.transition_matrix()
     np.testing.assert_allclose(m, [[0.8, 0.2], [0.4, 0.6]])
     np.testing.assert_allclose(m.sum(axis=1), 1.0)
@@ -99,7 +99,7 @@ def test_same_seed_same_flips():
 )
 def test_invalid_rates_are_rejected_with_their_names(rho0, rho1, pattern):
     ch = FlipChannel(rho0, rho1)
-    for call in (ch.validate, lambda: ch.beta, lambda: ch.transmit([0, 1], 0), lambda: ch.unbias(1)):
+    for call in (ch.validate, lambda: ch.kappa, lambda: ch.transmit([0, 1], 0), lambda: ch.unbias(1)):
         with pytest.raises(ParameterError, match=pattern):
             call()
 

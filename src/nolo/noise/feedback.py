@@ -7,12 +7,13 @@ After the learner plays a label, the environment emits the true bit
 * ``rho1 = P(feedback 0 | truth 1)`` (a right label reported as wrong),
 
 with ``rho0 + rho1 < 1`` (otherwise the received bit carries no information,
-or inverted information, about the truth).  ``beta = 1 - rho0 - rho1``.
+or inverted information, about the truth).  ``kappa = 1 - rho0 - rho1`` (the AM paper's
+``beta``; nolo calls it kappa everywhere).
 
-AM Lemma 1 (docs/math.md, item 11): ``h(f_rho) = (f_rho - rho0) / beta`` --
-``h(1) = (1 - rho0)/beta``, ``h(0) = -rho0/beta`` -- is unbiased for the true
+AM Lemma 1 (docs/math.md, item 11): ``h(f_rho) = (f_rho - rho0) / kappa`` --
+``h(1) = (1 - rho0)/kappa``, ``h(0) = -rho0/kappa`` -- is unbiased for the true
 bit, ``E[h(f_rho) | f] = f``.  It equals the paper's printed
-``((1 - rho_{f'}) f_rho - rho_{f_rho} f') / beta`` with ``f' = 1 - f_rho``.
+``((1 - rho_{f'}) f_rho - rho_{f_rho} f') / kappa`` with ``f' = 1 - f_rho``.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class FlipChannel(Configurable):
         return self
 
     @property
-    def beta(self) -> float:
+    def kappa(self) -> float:
         """``1 - rho0 - rho1`` (> 0), with rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1)."""
         r0, r1 = self.rates()
         return 1.0 - r0 - r1
@@ -96,10 +97,10 @@ class FlipChannel(Configurable):
         return out
 
     def unbias(self, feedback):
-        """AM Lemma 1: ``h(f_rho) = (f_rho - rho0) / beta``, unbiased for the true bit (``E[h | f] = f``).
+        """AM Lemma 1: ``h(f_rho) = (f_rho - rho0) / kappa``, unbiased for the true bit (``E[h | f] = f``).
 
         Here rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1),
-        ``beta = 1 - rho0 - rho1``.  ``feedback`` is a 0/1 scalar (returns a
+        ``kappa = 1 - rho0 - rho1``.  ``feedback`` is a 0/1 scalar (returns a
         float) or array (returns a float64 array).
         """
         r0, r1 = self.rates()

@@ -33,7 +33,7 @@ def test_banditron_hand_worked():
 
 
 def test_rcnbf_hand_worked():
-    r = RCNBF(n_classes=3, gamma=0.3, rho0=0.2, rho1=0.2)  # beta = 0.6, h(1) = 0.8/0.6, h(0) = -0.2/0.6
+    r = RCNBF(n_classes=3, gamma=0.3, rho0=0.2, rho1=0.2)  # kappa = 0.6, h(1) = 0.8/0.6, h(0) = -0.2/0.6
     r.learn([1.0, 2.0], 2, 1)  # yhat 0, P(2) = 0.1: row 2 += x (4/3)/0.1, row 0 -= x
     np.testing.assert_allclose(r.W_, [[-1, -2], [0, 0], [40 / 3, 80 / 3]], rtol=1e-14)
     r.learn([0.0, 1.0], 1, 0)  # scores (-2, 0, 80/3): yhat 2; played 1, P = 0.1: row 1 += x (-1/3)/0.1
@@ -204,9 +204,9 @@ def test_set_params_rejection_keeps_old_value():
 
 def test_corollary_gamma_and_theorem4():
     assert corollary_gamma("cor4.1", 10_000) == pytest.approx(0.01)
-    assert corollary_gamma("cor4.2", 10_000, complexity=4.0, beta=0.5) == pytest.approx(0.04)
-    assert corollary_gamma("cor4.3", 1_000, beta=0.5) == pytest.approx(0.2)
-    assert corollary_gamma("cor4.3", 8, beta=0.1) < 0.5  # clipped into (0, 0.5)
+    assert corollary_gamma("cor4.2", 10_000, complexity=4.0, kappa=0.5) == pytest.approx(0.04)
+    assert corollary_gamma("cor4.3", 1_000, kappa=0.5) == pytest.approx(0.2)
+    assert corollary_gamma("cor4.3", 8, kappa=0.1) < 0.5  # clipped into (0, 0.5)
     r = RCNBF(n_classes=3, gamma="cor4.3", rho0=0.1, rho1=0.1, horizon=1000).initialize(2)
     assert r.gamma_ == pytest.approx(0.1 / 0.8)
     # separable, no noise: bound = 3 max(A1 D, sqrt(A2 D T)) + gamma T with A1 = 2K/gamma, A2 = 2 gamma
@@ -257,7 +257,7 @@ def test_save_load_resume_equals_uninterrupted(tmp_path, cls, kw):
 
 @pytest.mark.parametrize("rho_max", [0.5, -0.1, 0.6])
 def test_rcine_rate_cap_below_one_half(rho_max):
-    """Estimates capped at 0.5 each could sum to 1, where beta = 1 - rho0_hat - rho1_hat = 0 divides."""
+    """Estimates capped at 0.5 each could sum to 1, where kappa = 1 - rho0_hat - rho1_hat = 0 divides."""
     with pytest.raises(ParameterError, match="rho_max"):
         RCINE(n_classes=3, rho_max=rho_max).initialize(2)
     RCINE(n_classes=3, rho_max=0.499).initialize(2)

@@ -182,11 +182,11 @@ def claims(ctx):
             key = f"{d}/{r0:g},{r1:g}"
             g = float(df[(df.dataset == d) & (df.rho0 == r0) & (df.rho1 == r1) & (df.algo == "RCNBF")].gamma.iloc[0])
             bound, c = _theorem4(margins, normW2, int(y.max()) + 1, T, g, r0, r1)
-            beta = 1 - r0 - r1
+            kappa = 1 - r0 - r1
             row = {"dataset": d, "rho0": r0, "rho1": r1, "best_baseline": base, "RCNBF": float(sel["RCNBF"]),
                    "RCINE": float(sel["RCINE"]), "gamma_RCNBF": g,
                    "thm4_bound_rate": bound / T, "thm4_scale_c": c,
-                   "gamma_cor4.1": corollary_gamma("cor4.1", T), "gamma_cor4.3": corollary_gamma("cor4.3", T, beta=beta)}
+                   "gamma_cor4.1": corollary_gamma("cor4.1", T), "gamma_cor4.3": corollary_gamma("cor4.3", T, kappa=kappa)}
             noisy = r0 + r1 > 0
             yn = {True: "yes", False: "no"}
             row["RCNBF_below_baselines"] = yn[row["RCNBF"] < base] if noisy else "-"
@@ -233,7 +233,7 @@ def claims(ctx):
              "for each run's T, gamma and true rates, minimised over W* = c * (a 5-pass full-information Perceptron) "
              "with R_H = T * mean hinge loss of W* on the data and D = ||W*||^2; 'thm4_bound_rate' is the bound "
              "divided by T, to set beside RCNBF's final cumulative error. gamma_cor4.1/4.3 are the exploration rates "
-             "of Corollaries 4.1 and 4.3 with constant 1 for that T and beta.")
+             "of Corollaries 4.1 and 4.3 with constant 1 for that T and kappa.")
     if skipped:
         notes += " Skipped (files absent): " + "; ".join(f"{k}: {v}" for k, v in skipped.items())
     return ExperimentResult(figures=figures, claims=claim_list, tables={"claims": table}, notes=notes)

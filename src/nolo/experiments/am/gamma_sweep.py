@@ -60,7 +60,7 @@ def gamma_sweep(ctx):
         bg = figures[f"best_gamma/{key}"][0]
         figures[f"best_gamma_ratio_to_noise_free/{key}"] = (bg / best0, "")
         claims.append(Claim(statement=f"{key}: noise calls for at least as much exploration as no noise (best gamma >= the "
-                                      "noise-free best; AM Cor. 4.3: gamma ~ T^(-1/3) / beta)",
+                                      "noise-free best; AM Cor. 4.3: gamma ~ T^(-1/3) / kappa)",
                             figure=f"best_gamma_ratio_to_noise_free/{key}", op=">=", threshold=1.0))
     ax.set_xscale("log")
     ax.set_xlabel("gamma")

@@ -486,7 +486,7 @@ class ExploringBanditLearner(OneBitBanditLearner):
         if g is not None and not 0.0 <= float(g) < 1.0:
             raise PersistenceError(f"state gamma_ must lie in [0, 1), got {g!r}")
 
-    def _beta_for_schedule(self) -> float:
+    def _kappa_for_schedule(self) -> float:
         return 1.0
 
     def _check_gamma(self) -> None:
@@ -510,7 +510,7 @@ class ExploringBanditLearner(OneBitBanditLearner):
     def _resolve_gamma(self) -> float:
         if isinstance(self.gamma, str):
             return corollary_gamma(self.gamma, self.horizon, complexity=getattr(self, "complexity", 1.0),
-                                   beta=self._beta_for_schedule())
+                                   kappa=self._kappa_for_schedule())
         return float(self.gamma)
 
     def initialize(self, n_features: int) -> "ExploringBanditLearner":

@@ -1,11 +1,11 @@
 """Exploration rate gamma of AM Corollaries 4.1-4.3 and the Theorem 4 mistake bound.
 
-AM (Agarwal & Manwani), section 3: with beta = 1 - rho0 - rho1, D = ||W*||_F^2 and
+AM (Agarwal & Manwani), section 3: with kappa = 1 - rho0 - rho1 (the paper's beta; one name in nolo), D = ||W*||_F^2 and
 horizon T,
 
 * Corollary 4.1 (no noise):          gamma = c * T^(-1/2)            -> O(sqrt(T)) mistakes;
-* Corollary 4.2 (small noise):       gamma = c * sqrt(D / (beta^2 T)) -> O(sqrt(DT) / beta);
-* Corollary 4.3 (any noise):         gamma = c * T^(-1/3) / beta      -> O(T^(2/3) / beta).
+* Corollary 4.2 (small noise):       gamma = c * sqrt(D / (kappa^2 T)) -> O(sqrt(DT) / kappa);
+* Corollary 4.3 (any noise):         gamma = c * T^(-1/3) / kappa      -> O(T^(2/3) / kappa).
 
 The corollaries fix gamma only up to a constant; ``scale`` is that constant
 (1 by default).  The result is clipped into AM Algorithm 1's domain (0, 0.5).
@@ -23,13 +23,13 @@ COROLLARIES = ("cor4.1", "cor4.2", "cor4.3")
 _GAMMA_MAX = 0.5 - 1e-9
 
 
-def corollary_gamma(corollary: str, horizon: int, *, complexity: float = 1.0, beta: float = 1.0,
+def corollary_gamma(corollary: str, horizon: int, *, complexity: float = 1.0, kappa: float = 1.0,
                     scale: float = 1.0) -> float:
-    """gamma of AM Corollary 4.1, 4.2 or 4.3 for horizon T, complexity D and beta = 1 - rho0 - rho1."""
+    """gamma of AM Corollary 4.1, 4.2 or 4.3 for horizon T, complexity D and kappa = 1 - rho0 - rho1."""
     check_choice(corollary, "corollary", COROLLARIES)
     T = check_int(horizon, "horizon", low=1)
     D = check_scalar(complexity, "complexity", low=0.0, low_inclusive=False)
-    b = check_scalar(beta, "beta", low=0.0, high=1.0, low_inclusive=False)
+    b = check_scalar(kappa, "kappa", low=0.0, high=1.0, low_inclusive=False)
     c = check_scalar(scale, "scale", low=0.0, low_inclusive=False)
     if corollary == "cor4.1":
         g = c / math.sqrt(T)
@@ -44,12 +44,12 @@ def lemma3_constants(K: int, gamma: float, rho0: float, rho1: float) -> tuple[fl
     """(A1, A2) of AM Lemma 3: E||H||^2 / ||x||^2 <= A1 on greedy mistakes, <= A2 otherwise."""
     K = check_int(K, "K", low=2)
     g = check_scalar(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
-    beta = 1.0 - rho0 - rho1
-    if beta <= 0:
-        check_scalar(beta, "1 - rho0 - rho1", low=0.0, low_inclusive=False)
-    a1 = (2 * K / g + 2 * rho0 * (1 - rho0) * K / (beta * g) + K * rho1 / (beta ** 2 * g)
-          + rho0 * (1 - rho0) * K ** 2 / (beta ** 2 * g ** 2))
-    a2 = 2 * g + rho1 / (beta ** 2 * (1 - g)) + rho0 * (1 - rho0) * K ** 2 / (beta ** 2 * g)
+    kappa = 1.0 - rho0 - rho1
+    if kappa <= 0:
+        check_scalar(kappa, "1 - rho0 - rho1", low=0.0, low_inclusive=False)
+    a1 = (2 * K / g + 2 * rho0 * (1 - rho0) * K / (kappa * g) + K * rho1 / (kappa ** 2 * g)
+          + rho0 * (1 - rho0) * K ** 2 / (kappa ** 2 * g ** 2))
+    a2 = 2 * g + rho1 / (kappa ** 2 * (1 - g)) + rho0 * (1 - rho0) * K ** 2 / (kappa ** 2 * g)
     return a1, a2
 
 

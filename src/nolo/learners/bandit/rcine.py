@@ -85,7 +85,7 @@ class RCINE(ExploringBanditLearner):
     (0.04 s per later refit with scikit-learn's ``partial_fit`` loop, which computes the same
     weights).  The surviving rows of a segment are copied straight from the stream's CSR or
     dense data into the reservoir by compiled loops.  The estimates are clipped to
-    [0, ``rho_max``] (default 0.49, so beta >= 0.02): the paper omits this safeguard, without
+    [0, ``rho_max``] (default 0.49, so kappa >= 0.02): the paper omits this safeguard, without
     which h blows up when rho0_hat + rho1_hat >= 1 (docs/baselines.md, section 6.3).  ``nrest_seconds_``
     accumulates the time spent in NREst (a stream run reports its share).
 
@@ -104,7 +104,7 @@ class RCINE(ExploringBanditLearner):
     warm_refit_epochs : int in [1, 10000] or None
         Epochs of each warm-started refit after the first (None: the estimator's ``max_iter``).
     rho_max : float in [0, 0.5)
-        Cap of the estimated rates (so beta >= 1 - 2 rho_max).
+        Cap of the estimated rates (so kappa >= 1 - 2 rho_max).
     horizon, complexity : for a corollary gamma (T and D).
     dtype : {"float64", "float32"}
         Precision of the weights.
@@ -144,7 +144,7 @@ class RCINE(ExploringBanditLearner):
         check_int(self.reservoir_size, "reservoir_size", low=10)
         if self.warm_refit_epochs is not None:
             check_int(self.warm_refit_epochs, "warm_refit_epochs", low=1, high=MAX_WARM_REFIT_EPOCHS)
-        check_scalar(self.rho_max, "rho_max", low=0.0, high=0.5, high_inclusive=False)  # 0.5 + 0.5: beta = 0
+        check_scalar(self.rho_max, "rho_max", low=0.0, high=0.5, high_inclusive=False)  # 0.5 + 0.5: kappa = 0
         from nolo.noise_rates import NREst
 
         if self.estimator is not None and not isinstance(self.estimator, NREst):

@@ -23,17 +23,17 @@ def unbiased_feedback(feedback, rho0: float, rho1: float):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def exp_h_coefficients(gamma, rho0a, beta_a, K):
+def exp_h_coefficients(gamma, rho0a, kappa_a, K):
     """The four step coefficients h(f)/P(played) of AM eq. (5), indexed ``2 f + (played == yhat)``.
 
-    h(f) = (f - rho0)/beta (docs/math.md, item 11), P from AM eq. (3).  Computed once per record so the
+    h(f) = (f - rho0)/kappa (docs/math.md, item 11), P from AM eq. (3).  Computed once per record so the
     update looks the coefficient up instead of paying two dependent divisions per round.  A division
     by zero (gamma = 0, where only the ``played == yhat`` entries are ever used) gives inf, which the
     update reports as non-finite if a round ever needs it.
     """
     c = np.empty(4)
     for f in range(2):
-        h = (f - rho0a) / beta_a
+        h = (f - rho0a) / kappa_a
         c[2 * f] = h / play_probability(1, 0, gamma, K)
         c[2 * f + 1] = h / play_probability(0, 0, gamma, K)
     return c
@@ -41,7 +41,7 @@ def exp_h_coefficients(gamma, rho0a, beta_a, K):
 
 @njit(cache=True, nogil=True, inline="always")
 def update_exp_h(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
-    """AM eq. (5): row played += x h(f)/P(played), row yhat -= x (Banditron when rho0 = 0, beta = 1).
+    """AM eq. (5): row played += x h(f)/P(played), row yhat -= x (Banditron when rho0 = 0, kappa = 1).
 
     Each ``w + c x_j`` is rounded once (a fused multiply-add); False (nothing written) when c is not finite.
     """
@@ -63,17 +63,17 @@ class ExpHState(NamedTuple):
     update = update_exp_h
 
 
-def exp_h_record(gamma: float, rho0: float, beta: float, n_classes: int) -> ExpHState:
-    return ExpHState(float(gamma), exp_h_coefficients(float(gamma), float(rho0), float(beta), int(n_classes)))
+def exp_h_record(gamma: float, rho0: float, kappa: float, n_classes: int) -> ExpHState:
+    return ExpHState(float(gamma), exp_h_coefficients(float(gamma), float(rho0), float(kappa), int(n_classes)))
 
 
 class RCNBF(ExploringBanditLearner):
     """RCNBF, AM Algorithm 1 with the update of AM eq. (5).
 
     As Banditron, but the bit enters through the unbiased estimate
-    h(f_rho) = (f_rho - rho0) / beta, beta = 1 - rho0 - rho1 (AM eq. (4); written in
+    h(f_rho) = (f_rho - rho0) / kappa, kappa = 1 - rho0 - rho1 (the paper's beta; AM eq. (4); written in
     the simplified form of docs/math.md, item 11, identical to the paper's
-    ((1 - rho_{f'}) f - rho_f f') / beta): row y~ gets + x h / P(y~) and row yhat gets - x
+    ((1 - rho_{f'}) f - rho_f f') / kappa): row y~ gets + x h / P(y~) and row yhat gets - x
     (when y~ = yhat both apply).  Lemma 2: E[H] = the Perceptron update U.
     Erratum E14 (docs/math.md, errata): only in the proof of Theorem 4; the update is as printed.
 
@@ -83,7 +83,7 @@ class RCNBF(ExploringBanditLearner):
         Number of labels K.
     gamma : float in [0, 1) or {"cor4.1", "cor4.2", "cor4.3"}
         Exploration rate of AM eq. (3); the paper's domain is (0, 0.5).  A corollary name takes
-        gamma from AM Corollaries 4.1-4.3 with beta = 1 - rho0 - rho1 (needs ``horizon``).
+        gamma from AM Corollaries 4.1-4.3 with kappa = 1 - rho0 - rho1 (needs ``horizon``).
     rho0, rho1 : float
         The *known* flip rates of the channel, rho0 = P(feedback 1 | truth 0),
         rho1 = P(feedback 0 | truth 1); rho0 + rho1 >= 1 is rejected.
@@ -121,7 +121,7 @@ class RCNBF(ExploringBanditLearner):
         super()._validate_params()
         check_flip_rates(self.rho0, self.rho1)
 
-    def _beta_for_schedule(self) -> float:
+    def _kappa_for_schedule(self) -> float:
         return 1.0 - float(self.rho0) - float(self.rho1)
 
     def _state_record(self) -> ExpHState:
