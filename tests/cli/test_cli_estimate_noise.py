@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from nolo import ParameterError
-from nolo.cli.estimate_noise import estimate_noise, read_log
+from nolo.cli.estimate_noise import estimate_noise
+from nolo.offpolicy.arrays import read_log_arrays as read_log
 
 
 def _csv(tmp_path, rows, header="x0,x1,played,feedback"):
