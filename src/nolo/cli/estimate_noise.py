@@ -44,13 +44,19 @@ def _method_help() -> str:
     return "; ".join(f"{name}: {m.description}" for name, m in _methods().items())
 
 
+def _default_method() -> str:
+    from nolo.noise_rates.methods import DEFAULT_METHOD
+
+    return DEFAULT_METHOD
+
+
 def _method_names() -> list[str]:
     return list(_methods())
 
 
 @click.command("estimate-noise")
 @click.argument("log", type=click.Path(dir_okay=False))
-@click.option("--method", type=click.Choice(_method_names()), default="nrest-anchors", show_default=True,
+@click.option("--method", type=click.Choice(_method_names()), default=_default_method(), show_default=True,
               help=_method_help())
 @click.option("--n-classes", type=click.IntRange(min=2), default=None,
               help="Number of labels K (default: max played label + 1).")

@@ -162,7 +162,10 @@ class NREst(Configurable):
         scikit-learn's early-stopping patience, 10 there) -- lets AM's 70-epoch network stop when done
     percentile : in (50, 100], default 89 (AM; 94 for SynSep)
     rule : "pooled" (authors' code, the default), "per_class" (paper text, our resolution) or "anchors"
-        (nolo's regime-aware per-class-anchor rule, see the module docstring)
+        (nolo's regime-aware per-class-anchor rule, see the module docstring).  The class is AM's algorithm, so its
+        default is AM's rule, which RCINE and the AM reproduction run; for a log of unknown regime use
+        ``make_estimator(DEFAULT_METHOD)`` (:mod:`nolo.noise_rates.methods`: the anchors rule), what
+        ``nolo estimate-noise`` runs by default
     anchor_fraction : in (0, 1], default 0.5: the share of rows (largest margins) used as anchors by
         ``rule="anchors"``; unused by the other rules
     n_folds : int in [1, 10], default 2: ``rule="anchors"`` sorts each row with a network trained on the

@@ -146,12 +146,12 @@ def ope_cell(dataset: str, quick: bool, rho0: float, rho1: float, logger: str, r
 
 def rates_cell(dataset: str, quick: bool, rho0: float, rho1: float, logger: str, rows: int, seed: int) -> dict:
     """``nolo estimate-noise``'s default estimate of the rates from one log, with its 95 % half-sampling interval."""
-    from nolo.noise_rates.methods import make_estimator
+    from nolo.noise_rates.methods import DEFAULT_METHOD, make_estimator
     from nolo.noise_rates.bootstrap import bootstrap_rates
     from nolo.noise_rates.regime import diagnose
 
     L = make_log(dataset, quick, rho0, rho1, logger, rows, seed)
-    est = make_estimator("nrest-anchors", random_state=int(seed))
+    est = make_estimator(DEFAULT_METHOD, random_state=int(seed))
     est.fit(L["X"], L["played"], L["bit"], n_classes=L["K"])
     ci = bootstrap_rates(est, L["X"], L["played"], L["bit"], n_classes=L["K"], n_boot=RATE_HALVES, level=LEVEL,
                          seed=int(seed))
