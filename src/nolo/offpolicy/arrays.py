@@ -20,13 +20,20 @@ def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+def _numbers(a, where: str, name: str, ndim: int, shape_what: str, dtype_what: str, bits: bool = False) -> np.ndarray:
+    """``a`` as an array of ``ndim`` dimensions holding integers or floats (and booleans when ``bits``), else a
+    ParameterError naming ``name`` and what it must be."""
+    a = np.asarray(a)
+    if a.ndim != ndim:
+        raise ParameterError(f"{where}: {name} must be {shape_what}, got shape {a.shape}")
+    if not ((bits and a.dtype == bool) or np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+        raise ParameterError(f"{where}: {name} must hold {dtype_what}, got dtype {a.dtype}")
+    return a
+
+
 def _check_played(played: np.ndarray, where: str) -> np.ndarray:
     """Played labels as int64: integers >= 0 (floats with an integral value pass; 0.5 is rejected, not truncated)."""
-    played = np.asarray(played)
-    if played.ndim != 1:
-        raise ParameterError(f"{where}: played must be one label per round (1-D), got shape {played.shape}")
-    if played.dtype == bool or not (np.issubdtype(played.dtype, np.integer) or np.issubdtype(played.dtype, np.floating)):
-        raise ParameterError(f"{where}: played must hold integer labels, got dtype {played.dtype}")
+    played = _numbers(played, where, "played", 1, "one label per round (1-D)", "integer labels")
     if np.issubdtype(played.dtype, np.floating):
         bad = ~np.isfinite(played) | (played != np.round(played))
         if bad.any():
@@ -40,11 +47,7 @@ def _check_played(played: np.ndarray, where: str) -> np.ndarray:
 
 
 def _check_feedback(feedback: np.ndarray, where: str) -> np.ndarray:
-    feedback = np.asarray(feedback)
-    if feedback.ndim != 1:
-        raise ParameterError(f"{where}: feedback must be one bit per round (1-D), got shape {feedback.shape}")
-    if not (feedback.dtype == bool or np.issubdtype(feedback.dtype, np.integer) or np.issubdtype(feedback.dtype, np.floating)):
-        raise ParameterError(f"{where}: feedback must hold 0/1 bits, got dtype {feedback.dtype}")
+    feedback = _numbers(feedback, where, "feedback", 1, "one bit per round (1-D)", "0/1 bits", bits=True)
     bad = ~((feedback == 0) | (feedback == 1))
     if bad.any():
         i = _first_bad(bad)
@@ -53,12 +56,7 @@ def _check_feedback(feedback: np.ndarray, where: str) -> np.ndarray:
 
 
 def _check_features(X: np.ndarray, where: str) -> np.ndarray:
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ParameterError(f"{where}: X must be a 2-D array (rounds x features), got shape {X.shape}")
-    if X.dtype == bool or not (np.issubdtype(X.dtype, np.integer) or np.issubdtype(X.dtype, np.floating)):
-        raise ParameterError(f"{where}: X must hold real numbers, got dtype {X.dtype}")
-    X = X.astype(np.float64)
+    X = _numbers(X, where, "X", 2, "a 2-D array (rounds x features)", "real numbers").astype(np.float64)
     bad = ~np.isfinite(X)
     if bad.any():
         i, j = np.argwhere(bad)[0]
@@ -67,11 +65,7 @@ def _check_features(X: np.ndarray, where: str) -> np.ndarray:
 
 
 def _check_propensity(p: np.ndarray, where: str) -> np.ndarray:
-    p = np.asarray(p)
-    if p.ndim != 1 or p.dtype == bool or not (np.issubdtype(p.dtype, np.integer) or np.issubdtype(p.dtype, np.floating)):
-        raise ParameterError(f"{where}: propensity must be one probability per round (1-D numbers), got shape "
-                             f"{p.shape}, dtype {p.dtype}")
-    p = p.astype(np.float64)
+    p = _numbers(p, where, "propensity", 1, "one probability per round (1-D numbers)", "numbers").astype(np.float64)
     bad = ~(np.isfinite(p) & (p > 0) & (p <= 1))
     if bad.any():
         i = _first_bad(bad)
