@@ -26,26 +26,50 @@ KERNELS = {
 }
 
 EXPECTED = {
-    'gauss_full.alg2.norm2': ['0x1.272ce77a2e4f5p-4'],
-    'gauss_full.alg2.pred': ['0x0.0p+0', '0x1.63675ab866b73p-8', '0x1.c4f77608a32b5p-8', '0x1.00e740bc13919p-7', '0x1.13aaa274aba2cp-7', '0x1.b6e88587f3266p-5'],
-    'gauss_full.ogd.predict': ['0x1.f0a6ee21b2818p-4', '0x1.c29b0b8e33926p-5', '0x1.69a191aad6947p-3', '0x1.564a64638db65p-3', '-0x1.633073d190d2ap-6', '0x1.81bfad5780563p-7'],
-    'gauss_full.original_spec.value': ['0x1.442b90e527cfdp-1'],
-    'gauss_full.spec.value': ['0x1.54ad6916c4bdep-1'],
-    'gauss_iso.alg2.norm2': ['0x1.32a1b9e83a97fp-4'],
-    'gauss_iso.alg2.pred': ['0x0.0p+0', '0x1.63675ab866b71p-8', '0x1.c4e6f01bccf8ap-8', '0x1.00de5289d158dp-7', '0x1.1398908dc936bp-7', '0x1.b6b59c367a818p-5'],
-    'gauss_iso.ogd.predict': ['0x1.f0a6ee21b2818p-4', '0x1.c29b0b8e33926p-5', '0x1.69a191aad6947p-3', '0x1.564a64638db65p-3', '-0x1.633073d190d2ap-6', '0x1.81bfad5780563p-7'],
-    'gauss_iso.original_spec.value': ['0x1.442b90e527cfdp-1'],
-    'gauss_iso.spec.value': ['0x1.64ed5069e4886p-1'],
-    'radial_clean.alg2.norm2': ['0x1.d04b714c847e1p-5'],
-    'radial_clean.alg2.pred': ['0x0.0p+0', '0x1.9783d3d7dffc1p-8', '0x1.1cb1cdcc1a248p-7', '0x1.dadd3029368e6p-5', '0x1.55b81aa284057p-4', '0x1.d4b2cb47e12bap-4'],
-    'radial_clean.ogd.predict': ['0x1.2075e3a94bb2dp-3', '0x1.e06504399f02ep-4', '0x1.4c8813b715ee1p-3', '0x1.4803e833c9151p-3', '0x1.d75308aecc7ecp-6', '0x1.25b883bbc96d9p-4'],
-    'radial_clean.original_spec.value': ['0x1.50fc965efc3b0p-1'],
-    'radial_clean.spec.value': ['0x1.50fc965efc3b0p-1'],
-    'radial_noisy.alg2.norm2': ['0x1.e5040654f2543p-5'],
-    'radial_noisy.alg2.pred': ['0x0.0p+0', '0x1.9783d3d7dffc1p-8', '0x1.1c2a9e1fd27acp-7', '0x1.dab4f1a48701ap-5', '0x1.558549a15115fp-4', '0x1.d430c4ef8a9c0p-4'],
-    'radial_noisy.ogd.predict': ['0x1.2075e3a94bb2dp-3', '0x1.e06504399f02ep-4', '0x1.4c8813b715ee1p-3', '0x1.4803e833c9151p-3', '0x1.d75308aecc7ecp-6', '0x1.25b883bbc96d9p-4'],
-    'radial_noisy.original_spec.value': ['0x1.50fc965efc3b0p-1'],
-    'radial_noisy.spec.value': ['0x1.5ec0f5dc4c75fp-1'],
+    "gauss_full.alg2.norm2": ["0x1.272ce77a2e4f5p-4"],
+    "gauss_full.alg2.pred": [
+        "0x0.0p+0", "0x1.63675ab866b73p-8", "0x1.c4f77608a32b5p-8",
+        "0x1.00e740bc13919p-7", "0x1.13aaa274aba2cp-7", "0x1.b6e88587f3266p-5",
+    ],
+    "gauss_full.ogd.predict": [
+        "0x1.f0a6ee21b2818p-4", "0x1.c29b0b8e33926p-5", "0x1.69a191aad6947p-3",
+        "0x1.564a64638db65p-3", "-0x1.633073d190d2ap-6", "0x1.81bfad5780563p-7",
+    ],
+    "gauss_full.original_spec.value": ["0x1.442b90e527cfdp-1"],
+    "gauss_full.spec.value": ["0x1.54ad6916c4bdep-1"],
+    "gauss_iso.alg2.norm2": ["0x1.32a1b9e83a97fp-4"],
+    "gauss_iso.alg2.pred": [
+        "0x0.0p+0", "0x1.63675ab866b71p-8", "0x1.c4e6f01bccf8ap-8",
+        "0x1.00de5289d158dp-7", "0x1.1398908dc936bp-7", "0x1.b6b59c367a818p-5",
+    ],
+    "gauss_iso.ogd.predict": [
+        "0x1.f0a6ee21b2818p-4", "0x1.c29b0b8e33926p-5", "0x1.69a191aad6947p-3",
+        "0x1.564a64638db65p-3", "-0x1.633073d190d2ap-6", "0x1.81bfad5780563p-7",
+    ],
+    "gauss_iso.original_spec.value": ["0x1.442b90e527cfdp-1"],
+    "gauss_iso.spec.value": ["0x1.64ed5069e4886p-1"],
+    "radial_clean.alg2.norm2": ["0x1.d04b714c847e1p-5"],
+    "radial_clean.alg2.pred": [
+        "0x0.0p+0", "0x1.9783d3d7dffc1p-8", "0x1.1cb1cdcc1a248p-7",
+        "0x1.dadd3029368e6p-5", "0x1.55b81aa284057p-4", "0x1.d4b2cb47e12bap-4",
+    ],
+    "radial_clean.ogd.predict": [
+        "0x1.2075e3a94bb2dp-3", "0x1.e06504399f02ep-4", "0x1.4c8813b715ee1p-3",
+        "0x1.4803e833c9151p-3", "0x1.d75308aecc7ecp-6", "0x1.25b883bbc96d9p-4",
+    ],
+    "radial_clean.original_spec.value": ["0x1.50fc965efc3b0p-1"],
+    "radial_clean.spec.value": ["0x1.50fc965efc3b0p-1"],
+    "radial_noisy.alg2.norm2": ["0x1.e5040654f2543p-5"],
+    "radial_noisy.alg2.pred": [
+        "0x0.0p+0", "0x1.9783d3d7dffc1p-8", "0x1.1c2a9e1fd27acp-7",
+        "0x1.dab4f1a48701ap-5", "0x1.558549a15115fp-4", "0x1.d430c4ef8a9c0p-4",
+    ],
+    "radial_noisy.ogd.predict": [
+        "0x1.2075e3a94bb2dp-3", "0x1.e06504399f02ep-4", "0x1.4c8813b715ee1p-3",
+        "0x1.4803e833c9151p-3", "0x1.d75308aecc7ecp-6", "0x1.25b883bbc96d9p-4",
+    ],
+    "radial_noisy.original_spec.value": ["0x1.50fc965efc3b0p-1"],
+    "radial_noisy.spec.value": ["0x1.5ec0f5dc4c75fp-1"],
 }
 
 
