@@ -1,6 +1,6 @@
-"""The package's import graph runs downwards only (issue 10): no subpackage imports one above it, lazily or not,
-so there is no cycle.  The layers, lowest first, follow docs/architecture (cli -> experiments -> learners ->
-kernels/losses/noise -> estimators; oco = math only)."""
+"""The package's import graph runs downwards only (issue 10): no subpackage imports one above it, lazily or not.
+The layers, lowest first, follow docs/architecture (cli -> experiments -> learners -> kernels/losses/noise ->
+estimators; oco = math only).  And no module's imports, lazy ones included, lead back to it: no cycle."""
 
 import ast
 import pathlib
@@ -22,23 +22,83 @@ RANK = {
 ROOT = pathlib.Path(nolo.__file__).parent
 
 
+def _imports(f):
+    """The ``nolo`` modules (dotted names) that file ``f`` imports, at the top or inside a function."""
+    for node in ast.walk(ast.parse(f.read_text())):
+        if isinstance(node, ast.ImportFrom) and not node.level:
+            yield node.module or "", [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name, []
+
+
 def _edges():
     for f in ROOT.rglob("*.py"):
         parts = f.relative_to(ROOT).with_suffix("").parts
         if parts == ("__init__",) or parts == ("__main__",):
             continue
         me = parts[0]
-        for node in ast.walk(ast.parse(f.read_text())):
-            if isinstance(node, ast.ImportFrom) and not node.level:
-                mods = [node.module or ""]
-            elif isinstance(node, ast.Import):
-                mods = [a.name for a in node.names]
-            else:
+        for m, _ in _imports(f):
+            bits = m.split(".")
+            if bits[0] == "nolo" and len(bits) > 1 and bits[1] != me:
+                yield f.relative_to(ROOT), me, bits[1]
+
+
+def _module_graph():
+    """Every ``nolo`` module (``nolo.kernels`` for ``kernels/__init__.py``) -> the ``nolo`` modules it imports;
+    ``from nolo.a import b`` is an edge to ``nolo.a.b`` when that is a module, else to ``nolo.a``."""
+    files = {}
+    for f in ROOT.rglob("*.py"):
+        parts = ("nolo",) + f.relative_to(ROOT).with_suffix("").parts
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    graph = {}
+    for name, f in files.items():
+        targets = set()
+        for m, names in _imports(f):
+            if m.split(".")[0] != "nolo":
                 continue
-            for m in mods:
-                bits = m.split(".")
-                if bits[0] == "nolo" and len(bits) > 1 and bits[1] != me:
-                    yield f.relative_to(ROOT), me, bits[1]
+            subs = {f"{m}.{n}" for n in names} & files.keys()
+            targets |= subs if subs and len(subs) == len(names) else subs | {m}
+        graph[name] = sorted(t for t in targets if t in files and t != name)
+    return graph
+
+
+def _cycles(graph):
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(graph[w])))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
 
 
 def test_every_subpackage_has_a_layer():
@@ -61,3 +121,23 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     (fake / "noise" / "__init__.py").write_text("from nolo.learners import base\n")
     monkeypatch.setattr(__import__(__name__), "ROOT", fake)
     assert [(me, it) for _, me, it in _edges()] == [("noise", "learners")]
+
+
+def test_no_import_cycle():
+    """No module reaches itself through imports, lazy ones included: a cycle hidden inside a function still makes
+    the modules one unit that cannot be read, tested or moved apart."""
+    cycles = _cycles(_module_graph())
+    assert not cycles, "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_check_sees_a_cycle(tmp_path, monkeypatch):
+    """Negative control: two modules of one subpackage importing each other, one of them lazily, are reported."""
+    fake = tmp_path / "nolo"
+    (fake / "kernels").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "kernels" / "__init__.py").write_text("")
+    (fake / "kernels" / "a.py").write_text("from nolo.kernels.b import f\n")
+    (fake / "kernels" / "b.py").write_text("def f():\n    from nolo.kernels import a\n")
+    (fake / "kernels" / "c.py").write_text("from nolo.kernels import a, b\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", fake)
+    assert _cycles(_module_graph()) == [["nolo.kernels.a", "nolo.kernels.b"]]

@@ -12,6 +12,7 @@ from nolo.oco.projected_step import (
     ball_log_scale,
     ball_scale,
     composite_step,
+    overflowed_norm_step,
     project_inplace,
     projected_step,
 )
@@ -107,3 +108,18 @@ def test_oco_math_module_examples_run(module):
 
     res = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.attempted > 0 and res.failed == 0
+
+
+def test_an_unknown_code_is_refused_not_run_unprojected():
+    """A projection or loss code outside the tables raises instead of falling through to "unconstrained" (or to the
+    last loss of the table)."""
+    w, X, lo, hi = np.zeros(2), np.ones((1, 2)), np.zeros(2), np.ones(2)
+    with pytest.raises(ValueError, match="unknown projection code"):
+        composite_step(w, X, 0, 1.0, 1.0, 0.0, 9, 1.0, lo, hi)
+    with pytest.raises(ValueError, match="unknown projection code"):
+        overflowed_norm_step(np.array([1e200, 1e200]), 9, 1.0)
+    with pytest.raises(ValueError, match="unknown loss code"):
+        loss_and_slope(9, 1.0, 0.5, 1.0)
+    with pytest.raises(ValueError, match="unknown projection code"):
+        linear_ogd_loop(X, np.ones(1), np.ones(1), w, np.zeros(2), 0, 2, 1.0, 9, 1.0, lo, hi, 0.0, 0.0, np.empty(1),
+                        np.zeros(4))

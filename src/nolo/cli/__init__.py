@@ -1,6 +1,6 @@
 """The ``nolo`` command line.  Thin: each command lives in its own module and calls the library.
 
-Commands are loaded lazily (``COMMANDS`` maps a name to ``module:attribute``)
+Commands are loaded lazily (``COMMANDS``, in :mod:`nolo.cli._commands`, maps a name to ``module:attribute``)
 so that ``nolo --help`` stays fast and one command's heavy imports do not slow
 the others.  The command line needs the ``cli`` extra (click, rich, tqdm); without it
 ``nolo`` prints the pip command that adds it, in one line.  A command whose module needs
@@ -10,19 +10,9 @@ another extra (the experiment platform's) says so in one line when it is invoked
 from __future__ import annotations
 
 from nolo._extras import missing_message
+from nolo.cli._commands import COMMANDS
 
-#: command name -> "module:click command".  Add one line per command module.
-COMMANDS: dict[str, str] = {
-    "demo": "nolo.cli.demo:demo",
-    "run": "nolo.cli.experiments:run",
-    "reproduce": "nolo.cli.experiments:reproduce",
-    "results": "nolo.cli.experiments:results",
-    "plot": "nolo.cli.plot:plot",
-    "data": "nolo.cli.data:data",
-    "estimate-noise": "nolo.cli.estimate_noise:estimate_noise",
-    "evaluate": "nolo.cli.evaluate:evaluate",
-    "learn": "nolo.cli.learn:learn",
-}
+__all__ = ["COMMANDS", "main"]
 
 _NO_CLI = missing_message("cli", "the nolo command line")
 

@@ -7,6 +7,7 @@ import importlib
 import click
 
 from nolo import __version__
+from nolo.cli._commands import COMMANDS
 from nolo.exceptions import MissingExtraError
 
 
@@ -23,13 +24,9 @@ def _needs_extra(name: str, message: str) -> click.Command:
 
 class _LazyGroup(click.Group):
     def list_commands(self, ctx):
-        from nolo.cli import COMMANDS
-
         return sorted(COMMANDS)
 
     def get_command(self, ctx, name):
-        from nolo.cli import COMMANDS
-
         target = COMMANDS.get(name)
         if target is None:
             return None

@@ -11,33 +11,14 @@ progress.
 from __future__ import annotations
 
 import logging
-import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from nolo.exceptions import ParameterError
+from nolo.experiments.progress import progress, progress_enabled
 
 __all__ = ["Context", "progress_enabled", "progress"]
-
-
-def progress_enabled() -> bool:
-    """Progress bars only on an interactive terminal and never under CI (``CI`` set)."""
-    if os.environ.get("CI"):
-        return False
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def progress(iterable: Iterable | None = None, *, total: int | None = None, desc: str | None = None, enabled=None):
-    """A tqdm progress bar on stderr, disabled when not on a terminal or under CI."""
-    from tqdm.auto import tqdm
-
-    on = progress_enabled() if enabled is None else bool(enabled)
-    return tqdm(iterable, total=total, desc=desc, disable=not on, leave=False, file=sys.stderr)
 
 
 @dataclass

@@ -361,7 +361,7 @@ def execute_tasks(tasks: list[dict], out_dir: str | os.PathLike, *, jobs: int = 
     """Run the tasks whose files are missing (or written by other code); returns every task's file path
     (in task order).  ``force``: recompute every task.  ``data_dir``: the run's data directory, handed to each task
     (it runs inside :func:`nolo.datasets.paths.data_dir_scope` wherever it runs); it is not part of a run's id."""
-    from nolo.experiments.context import progress, progress_enabled
+    from nolo.experiments.progress import progress, progress_enabled
 
     if backend not in ("local", "dask"):
         raise ParameterError(f"backend must be 'local' or 'dask', got {backend!r}")

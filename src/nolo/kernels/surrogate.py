@@ -22,9 +22,9 @@ original kernel is rotation invariant, so predictions are unchanged.
 
 :class:`nolo.kernels.radial.RadialKernelApproximation` (appendix E) is the
 other pair.  Both expose ``spec(d)`` / ``original_spec(d)`` for compiled
-loops: a :class:`nolo.kernels.compiled.KernelSpec` (evaluator code, weights of
-the squared distances, scalar parameters) that :mod:`nolo.kernels.compiled`
-evaluates.
+loops: a kernel record of :mod:`nolo.kernels.compiled` (the weights of the
+squared distances and the kernel's scalars), whose class carries its compiled
+formula.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import numpy as np
 from nolo._config import Configurable
 from nolo._validation import check_array, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
+from nolo.kernels.compiled import GaussianSpec
 
 __all__ = [
     "SurrogateKernelPair",
@@ -94,7 +95,7 @@ class SurrogateKernelPair(Configurable):
     Subclasses give ``_validate_params(d=None)``, ``frame(X)`` (the coordinates in which
     ``k_hat`` is evaluated: the noise eigenframe for a full covariance),
     ``spec(d)`` / ``original_spec(d)`` for the compiled loops
-    (:class:`nolo.kernels.compiled.KernelSpec`), and the four evaluations
+    (a kernel record of :mod:`nolo.kernels.compiled`), and the four evaluations
     ``original``/``surrogate`` (all pairs of rows, inputs in the *user's*
     frame) and ``original_pairs``/``surrogate_pairs`` (row ``i`` with row
     ``i``).
@@ -218,19 +219,16 @@ class GaussianSurrogateKernel(SurrogateKernelPair):
 
     surrogate_norm_bound = r_squared
 
-    def spec(self, d: int):
-        """:class:`nolo.kernels.compiled.KernelSpec` of the surrogate (weights ``1/(s^2 - 2 sigma_i^2)``, ``[log R^2]``)."""
-        from nolo.kernels.compiled import GAUSSIAN, KernelSpec
-
+    def spec(self, d: int) -> GaussianSpec:
+        """The compiled record (:class:`nolo.kernels.compiled.GaussianSpec`) of the surrogate: weights
+        ``1/(s^2 - 2 sigma_i^2)``, log scale ``log R^2``."""
         _, _, inv_denom, log_r2, _ = self._frame_data(d)
-        return KernelSpec(GAUSSIAN, inv_denom.copy(), np.array([log_r2]))
+        return GaussianSpec(inv_denom.copy(), float(log_r2))
 
-    def original_spec(self, d: int):
-        """:class:`nolo.kernels.compiled.KernelSpec` of the original kernel (rotation invariant, any frame)."""
-        from nolo.kernels.compiled import GAUSSIAN, KernelSpec
-
+    def original_spec(self, d: int) -> GaussianSpec:
+        """The compiled record of the original kernel (rotation invariant, any frame)."""
         _, _, _, _, s2 = self._frame_data(d)
-        return KernelSpec(GAUSSIAN, np.full(d, 1.0 / s2), np.array([0.0]))
+        return GaussianSpec(np.full(d, 1.0 / s2), 0.0)
 
     # -- evaluations -------------------------------------------------------------------
     def original(self, A, B) -> np.ndarray:

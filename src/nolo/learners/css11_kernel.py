@@ -33,9 +33,7 @@ __all__ = ["GaussianNoiseKernelRegression", "KernelOGDRegression"]
 
 
 @nb.njit(cache=True)
-def _kernel_ogd_loop(
-    kind, omega, params, okind, oomega, oparams, C, a_store, a_grad, y, etas, W, S, alpha, n0, norm2, Xeval, pred
-):
+def _kernel_ogd_loop(spec, ospec, C, a_store, a_grad, y, etas, W, S, alpha, n0, norm2, Xeval, pred):
     """Play the rounds of ``C`` (shape (T, m, d), already in the kernel's frame).
 
     Stores ``C[i, a_store]`` as support point, uses ``C[i, a_grad]`` in the
@@ -43,7 +41,7 @@ def _kernel_ogd_loop(
     rescales every ``alpha`` by ``W / sqrt(r_t)`` when ``r_t > W^2`` (the shared
     projection rule :func:`nolo.oco.projected_step.ball_scale`, in the RKHS).
     The kernels are evaluated through :mod:`nolo.kernels.compiled` from the
-    pair's :class:`~nolo.kernels.compiled.KernelSpec` s.  Returns
+    pair's records ``spec`` (the surrogate) and ``ospec`` (the original).  Returns
     ``(n, norm2, status)``; status < 0 flags a non-finite round ``-(status+1)``.
     If ``Xeval`` has rows, ``pred[i]`` is the played predictor's value at
     ``Xeval[i]`` under the *original* kernel.
@@ -52,17 +50,17 @@ def _kernel_ogd_loop(
     n = n0
     for i in range(T):
         if Xeval.shape[0] > 0:
-            pred[i] = weighted_sum(okind, oomega, oparams, S, alpha, n, Xeval[i])
+            pred[i] = weighted_sum(ospec, S, alpha, n, Xeval[i])
         zs = C[i, a_store]
         zg = C[i, a_grad]
-        sg = weighted_sum(kind, omega, params, S, alpha, n, zg)
+        sg = weighted_sum(spec, S, alpha, n, zg)
         g = 2.0 * (sg - y[i])
         at = -etas[i] * g
         if a_store == a_grad:
             cross = sg
         else:
-            cross = weighted_sum(kind, omega, params, S, alpha, n, zs)
-        kss = kernel_value(kind, omega, params, zs, zs)
+            cross = weighted_sum(spec, S, alpha, n, zs)
+        kss = kernel_value(spec, zs, zs)
         r = norm2 + 2.0 * at * cross + at * at * kss
         if not (math.isfinite(r) and math.isfinite(at)):
             return n, norm2, -(i + 1)
@@ -87,7 +85,7 @@ class _KernelOGDBase:
         self.norm2_ = 0.0
 
     def _norm_spec(self):  # pragma: no cover - overridden
-        """The compiled spec of the kernel whose RKHS norm ``norm2_`` tracks."""
+        """The compiled record of the kernel whose RKHS norm ``norm2_`` tracks."""
         raise NotImplementedError
 
     def _check_state(self) -> None:
@@ -102,10 +100,10 @@ class _KernelOGDBase:
             raise PersistenceError(f"norm2_ (the squared RKHS norm) must be >= 0, got {self.norm2_!r}")
         spec = self._norm_spec()
         S, a, n = self.support_, self.alpha_, self.alpha_.shape[0]
-        kd = np.array([kernel_value(spec.kind, spec.weights, spec.params, S[i], S[i]) for i in range(n)])
+        kd = np.array([kernel_value(spec, S[i], S[i]) for i in range(n)])
         check_state_expansion(
             "support_", "alpha_", "norm2_", a, kd,
-            lambda idx: [weighted_sum(spec.kind, spec.weights, spec.params, S, a, n, S[i]) for i in idx], self.norm2_)
+            lambda idx: [weighted_sum(spec, S, a, n, S[i]) for i in idx], self.norm2_)
 
     def _check_kernel(self, d: int | None = None) -> SurrogateKernelPair:
         k = self.kernel
@@ -131,8 +129,7 @@ class _KernelOGDBase:
         S, alpha, n0 = self._grow(Z.shape[0])
         pred = np.zeros(Xeval.shape[0])
         n, norm2, status = _kernel_ogd_loop(
-            spec.kind, spec.weights, spec.params, ospec.kind, ospec.weights, ospec.params, Z, a_store, a_grad,
-            y, etas, W, S, alpha, n0, float(self.norm2_), Xeval, pred,
+            spec, ospec, Z, a_store, a_grad, y, etas, W, S, alpha, n0, float(self.norm2_), Xeval, pred,
         )
         if status < 0:
             raise NumericalError(
@@ -149,8 +146,7 @@ class _KernelOGDBase:
 
     def _predict_frame(self, Xf: np.ndarray, ospec) -> np.ndarray:
         out = np.empty(Xf.shape[0])
-        weighted_sums(ospec.kind, ospec.weights, ospec.params, self.support_, self.alpha_, self.alpha_.shape[0],
-                      np.ascontiguousarray(Xf), out)
+        weighted_sums(ospec, self.support_, self.alpha_, self.alpha_.shape[0], np.ascontiguousarray(Xf), out)
         return out
 
 
@@ -321,7 +317,7 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
         self._require_initialized()
         spec = self._check_kernel(self.n_features_in_).spec(self.n_features_in_)
         S, a = self.support_, self.alpha_
-        return float(sum(a[i] * weighted_sum(spec.kind, spec.weights, spec.params, S, a, a.shape[0], S[i])
+        return float(sum(a[i] * weighted_sum(spec, S, a, a.shape[0], S[i])
                          for i in range(a.shape[0])))
 
 

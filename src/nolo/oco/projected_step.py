@@ -57,6 +57,7 @@ __all__ = [
     "BALL",
     "BOX",
     "L1_BALL",
+    "check_set_code",
     "composite_step",
     "prox_coordinate",
     "overflowed_norm_step",
@@ -70,6 +71,18 @@ __all__ = [
 
 #: projection codes of the compiled step (``ConstraintSet.compiled_spec(d)[0]``)
 UNCONSTRAINED, BALL, BOX, L1_BALL = 0, 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def check_set_code(kind):
+    """Raise ValueError for a projection code other than the four above.
+
+    The step's branches test for ``BALL``, ``BOX`` and ``L1_BALL`` and let every other value through
+    unprojected, so without this check a mistyped code would silently mean "unconstrained".
+    """
+    if kind != UNCONSTRAINED and kind != BALL and kind != BOX and kind != L1_BALL:
+        raise ValueError("unknown projection code: must be UNCONSTRAINED, BALL, BOX or L1_BALL "
+                         "(nolo.oco.projected_step)")
 
 
 @njit(cache=True, inline="always")
@@ -171,6 +184,7 @@ def overflowed_norm_step(w, kind, radius):
     """The rare path of a step whose squared norm is not finite: False if an entry of ``w`` is not finite;
     otherwise (finite entries whose squares overflow float64) project ``w`` without forming ``||w||^2``
     (the ball: scale by ``radius / ||w||`` computed as ``max|w| ||w / max|w| ||``) and return True."""
+    check_set_code(kind)
     big = 0.0
     for j in range(w.shape[0]):
         if not math.isfinite(w[j]):
@@ -230,8 +244,9 @@ def composite_step(w, X, i, c, shrink, lam, kind, radius, low, high):
     loops ~7-10% slower inside a hot loop, measured on the OCO examples' loop) write the same
     composition of :func:`prox_coordinate`, :func:`ball_scale`, :func:`project_l1_inplace` and :func:`overflowed_norm_step`
     in place of the call (:func:`nolo.learners.oco_examples._loops.linear_ogd_loop`), and are
-    tested bitwise against this function.
+    tested bitwise against this function.  An unknown ``kind`` raises ValueError (:func:`check_set_code`).
     """
+    check_set_code(kind)
     d = w.shape[0]
     nrm2 = 0.0
     for j in range(d):

@@ -23,6 +23,15 @@ def test_exact_query_law_has_theorem_mean(kind, factor, p):
     assert theorem_mean(kind, p) == pytest.approx(factor * p / (p - 1) ** 2)
 
 
+def test_an_unknown_kernel_kind_is_refused():
+    from nolo.exceptions import ParameterError
+    from nolo.experiments.css10.queries import exact_query_pmf, theorem_mean
+
+    for f in (theorem_mean, exact_query_pmf):
+        with pytest.raises(ParameterError, match="kind must be one of 'dot', 'gaussian'"):
+            f("exponential", 2.0)
+
+
 def test_tasks_tiny():
     from nolo.experiments.css10 import learning, queries, regret, unbiasedness
 

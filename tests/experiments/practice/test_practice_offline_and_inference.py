@@ -28,6 +28,13 @@ def test_logs_carry_the_loggers_propensities_and_the_flip_channels_bits(logger):
     assert 0.5 < L["true_value"] <= 1.0
 
 
+def test_a_policy_of_an_unknown_kind_is_refused():
+    from nolo.exceptions import ParameterError
+
+    with pytest.raises(ParameterError, match="kind must be one of 'greedy', 'softmax'"):
+        O.LinearPolicy(np.eye(3), "argmax")
+
+
 def test_corrected_estimates_find_the_truth_and_uncorrected_ones_the_flip_bias():
     df = O.ope_cell("digits", True, 0.15, 0.15, "softmax", 20_000, 0)
     cor = df[df["corrected"]].set_index("method")

@@ -60,6 +60,8 @@ def test_greedy_loss_on_each_scale_and_the_floor():
     st = _record(loss_floor=0.05, loss_scale="clean")
     assert F.greedy_loss(st, 1.3, K, t) == 0.05 and F.greedy_loss(st, np.nan, K, t) == 0.05
     assert F.greedy_loss(st, -2.0, K, t) == 1.0
+    with pytest.raises(ValueError, match="unknown correction mode"):  # no silent default scale
+        F.greedy_loss(st._replace(mode=7), 0.74, K, t)
     # the weight: g_t / l_hat (t = 4: g = 10 * 2 * the correction's kappa for "target")
     st = _record(rho0=0.2, rho1=0.1, correction="target", loss_scale="clean")
     assert F.first_order_weight(st, s, 3, 1, 4.0) == pytest.approx(20.0 * 0.7 / 0.26)

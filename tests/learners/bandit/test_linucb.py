@@ -194,3 +194,14 @@ def test_fdson_per_round_equals_stream(digits):
     res = run_stream(m2, X, y, 800, rho0=0.2, rho1=0.1, seed=4)
     assert_same(m1, m2)
     assert res.played_mistakes[-1] == mistakes
+
+
+def test_noise_scale_of_each_correction_and_none_other():
+    m = LinUCB(n_classes=3, rho0=0.2, rho1=0.1, correction="target")
+    m.initialize(2)
+    rec = m._state_record()
+    assert L.noise_scale(rec) == pytest.approx(0.5 / 0.7)
+    m.set_params(correction="none")
+    assert L.noise_scale(m._state_record()) == 0.5
+    with pytest.raises(ValueError, match="unknown LinUCB correction mode"):  # SquareCB's "gap" is not LinUCB's
+        L.noise_scale(rec._replace(mode=2))

@@ -64,6 +64,8 @@ def test_gap_weight_schedule_and_corrections():
     assert S.correction(m._state_record()) == pytest.approx((0.6, 0.2, 0.6))
     m.set_params(correction="none")
     assert S.correction(m._state_record()) == pytest.approx((1.0, 0.0, 1.0))
+    with pytest.raises(ValueError, match="unknown correction mode"):  # no silent default correction
+        S.correction(m._state_record()._replace(mode=7))
 
 
 # -- the corrections: Lemma 1 through the learner, and the affine-flip identity -----------------------

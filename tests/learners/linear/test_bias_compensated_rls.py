@@ -39,6 +39,16 @@ def test_hand_worked_known_d1():
     assert m.coef_[0] == pytest.approx(19 / 12.5, rel=1e-14)
 
 
+def test_an_unknown_noise_mode_code_is_refused(monkeypatch):
+    """The compiled loop raises for a mode code outside its table instead of running the replicates' correction."""
+    from nolo.learners.linear import bias_compensated_rls as brls
+
+    monkeypatch.setitem(brls._MODE, "known", 5)
+    m = BiasCompensatedRLS(noise="known", noise_cov=0.5, fit_intercept=False, alpha=1e-300, sweeps=200)
+    with pytest.raises(ValueError, match="unknown noise mode"):
+        m.learn_stream(np.array([[[1.0], [3.0]], [[2.0], [4.0]]]), np.array([2.0, 5.0]))
+
+
 def test_hand_worked_intercept_d1():
     # the constant feature has zero noise.  Items (0, 2; y 1), (4, 6; y 9), (2, 4; y 5), (1, 3; y 3): means 1, 5,
     # 3, 2, U-statistics 0, 24, 8, 3 -> G = [[35, 11], [11, 4]] (positive definite), b = [67, 18]; A = [[39, 11],

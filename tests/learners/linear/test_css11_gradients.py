@@ -74,3 +74,10 @@ def test_printed_lemma1_constant_fails_and_corrected_holds():
     assert abs(zscores(sq, exact)[0]) <= 4
     Bx = np.sqrt(1 + 2 * v)
     assert setting1_G(1.0, Bx, 1.0) / 2 < exact <= setting1_G(1.0, Bx, 1.0)
+
+
+def test_mixed_noise_refuses_an_unknown_law():
+    from nolo.exceptions import ParameterError
+
+    with pytest.raises(ParameterError, match="'gaussian' or 'uniform'"):
+        mixed_noise(np.random.default_rng(0), 3, np.eye(2), "laplace")

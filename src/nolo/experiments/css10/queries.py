@@ -20,6 +20,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from nolo._validation import check_choice
 from nolo.experiments import Claim, ExperimentResult, PaperRow, experiment
 from nolo.experiments.css10._common import zscore
 from nolo.experiments.play import Stream, play
@@ -36,10 +37,14 @@ def _geom_pmf(p: float, qmax: int) -> np.ndarray:
     return np.exp(math.log(p - 1.0) - (n + 1.0) * math.log(p))
 
 
+#: the experiment's kernels: "dot" is the exponential of the dot product, "gaussian" the Gaussian kernel
+KINDS = ("dot", "gaussian")
+
+
 def exact_query_pmf(kind: str, p: float, qmax: int = 400) -> np.ndarray:
     """P(Q = q), q = 0..qmax, of the copies one round of Algorithm 1 uses (no skipping)."""
     g = _geom_pmf(p, qmax)
-    if kind == "gaussian":
+    if check_choice(kind, "kind", KINDS) == "gaussian":
         two = np.zeros(qmax + 1)
         two[0::2] = g[: qmax // 2 + 1]  # 2N'
         B = np.convolve(g, two)[: qmax + 1]
@@ -57,7 +62,7 @@ def exact_query_pmf(kind: str, p: float, qmax: int = 400) -> np.ndarray:
 
 
 def theorem_mean(kind: str, p: float) -> float:
-    return (3.0 if kind == "gaussian" else 1.0) * p / (p - 1.0) ** 2
+    return (3.0 if check_choice(kind, "kind", KINDS) == "gaussian" else 1.0) * p / (p - 1.0) ** 2
 
 
 def queries_task(kind: str, p: float, T: int, seed: int) -> dict:
@@ -67,7 +72,7 @@ def queries_task(kind: str, p: float, T: int, seed: int) -> dict:
     u = np.array([1.0, -1.0, 0.5]) / 1.5
     X = rng.normal(size=(T, d)) / math.sqrt(d)
     y = np.where(X @ u >= 0, 1.0, -1.0)
-    kernel = GaussianKernel(2.0) if kind == "gaussian" else ExponentialKernel(1.0)
+    kernel = GaussianKernel(2.0) if check_choice(kind, "kind", KINDS) == "gaussian" else ExponentialKernel(1.0)
     loss = get_loss("exponential")
     L = NoisyKernelLearner(kernel, loss, p=p, B_w=4.0, step="sqrt", eta=0.05,
                            skip_zero_terms=False, exact_polynomial=False, seed=seed + 1)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from nolo.exceptions import ParameterError
+
 __all__ = ["zscores", "example_covariance", "linear_problem", "mixed_noise"]
 
 
@@ -30,8 +32,10 @@ def mixed_noise(rng: np.random.Generator, size: int, cov: np.ndarray, kind: str)
     d = cov.shape[0]
     if kind == "gaussian":
         u = rng.standard_normal((size, d))
-    else:
+    elif kind == "uniform":
         u = rng.uniform(-np.sqrt(3.0), np.sqrt(3.0), (size, d))
+    else:
+        raise ParameterError(f"kind must be 'gaussian' or 'uniform', got {kind!r}")
     return u @ A.T
 
 

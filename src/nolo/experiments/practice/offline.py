@@ -40,6 +40,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from nolo._validation import check_choice
 from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
 
@@ -76,7 +77,7 @@ class LinearPolicy:
     ``"softmax"`` of the per-row standardised scores.  Has what :func:`nolo.offpolicy.file_eval.load_policy` needs."""
 
     def __init__(self, W: np.ndarray, kind: str, epsilon: float = 0.0):
-        self.W, self.kind, self.epsilon = W, kind, float(epsilon)
+        self.W, self.kind, self.epsilon = W, check_choice(kind, "kind", ("greedy", "softmax")), float(epsilon)
         self.n_classes = W.shape[1]
 
     def action_probabilities(self, X) -> np.ndarray:

@@ -39,10 +39,13 @@ def greedy_loss(state, top, K, t):
     else:
         r0, r1 = state.rho0, state.rho1
     kappa = 1.0 - r0 - r1
-    if state.mode == 1:
+    if state.mode == S.MODE_TARGET:
         clean = top
-    else:
+    elif state.mode == S.MODE_NONE or state.mode == S.MODE_GAP:
         clean = (top - r0) / kappa
+    else:
+        raise ValueError("unknown correction mode: must be MODE_NONE, MODE_TARGET or MODE_GAP "
+                         "(nolo.learners.bandit.squarecb)")
     lobs = 1.0 - (r0 + kappa * clean)
     if state.observed:
         loss, scale = lobs, 1.0

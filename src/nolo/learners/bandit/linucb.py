@@ -67,10 +67,13 @@ def _ov_width2(o, a, idx, val, lo, hi, buf):
 @njit(cache=True, nogil=True, inline="always")
 def noise_scale(state):
     """sigma, the half-range of the fitted target: 1 / (2 kappa) for AM's h(f) = (f - rho0) / kappa (correction
-    "target"), 1/2 for the raw bit ("none")."""
-    if state.mode == 1:
+    "target"), 1/2 for the raw bit ("none"); LinUCB has no other correction, so any other ``mode`` raises
+    ValueError."""
+    if state.mode == S.MODE_TARGET:
         return 0.5 / (1.0 - state.rho0 - state.rho1)
-    return 0.5
+    if state.mode == S.MODE_NONE:
+        return 0.5
+    raise ValueError("unknown LinUCB correction mode: must be MODE_NONE or MODE_TARGET (nolo.learners.bandit.squarecb)")
 
 
 # not inline="always": numba 0.68 then dropped this function's writes to ``state.width`` inside the compiled stream

@@ -34,10 +34,13 @@ from nolo.learners.bandit._predict import decision_rows
 from nolo.learners.bandit._simd import argmax_first, argmax_padded
 from nolo.learners.base import check_state_spd, check_state_sqnorm
 
-__all__ = ["SquareCB", "SquareCBState", "igw_probabilities", "igw_draw", "igw_prob", "CORRECTIONS"]
+__all__ = ["SquareCB", "SquareCBState", "igw_probabilities", "igw_draw", "igw_prob", "CORRECTIONS",
+           "MODE_NONE", "MODE_TARGET", "MODE_GAP"]
 
 CORRECTIONS = ("none", "target", "gap")
-_MODE = {"none": 0, "target": 1, "gap": 2}
+#: the record's ``mode``, one code per correction (FastCB's, LinUCB's and AutoCB's records share the field)
+MODE_NONE, MODE_TARGET, MODE_GAP = 0, 1, 2
+_MODE = {"none": MODE_NONE, "target": MODE_TARGET, "gap": MODE_GAP}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,16 +97,20 @@ def correction(state):
 
     "target" multiplies g_t by kappa: Foster & Rakhlin's gamma = sqrt(K T / Reg_sq) and the square-loss
     regret Reg_sq of a target of range 1/kappa is 1/kappa^2 times that of the bit (docs/squarecb.md).
+    A ``mode`` that codes no correction raises ValueError rather than running one of them.
     """
     if state.estimate:
         r0, r1 = state.est[0], state.est[1]
     else:
         r0, r1 = state.rho0, state.rho1
-    if state.mode == 1:
+    if state.mode == MODE_TARGET:
         return 1.0 - r0 - r1, r0, 1.0 - r0 - r1
-    if state.mode == 2:
+    if state.mode == MODE_GAP:
         return 1.0 / (1.0 - r0 - r1), 0.0, 1.0
-    return 1.0, 0.0, 1.0
+    if state.mode == MODE_NONE:
+        return 1.0, 0.0, 1.0
+    raise ValueError("unknown correction mode: must be MODE_NONE, MODE_TARGET or MODE_GAP "
+                     "(nolo.learners.bandit.squarecb)")
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -85,6 +85,9 @@ def _symv(C, v, out, p):
 @nb.njit(cache=True)
 def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, sweeps, warmup, t0, U, C, b, theta, u,
                uj, aux, folds, FG, FC, Fb, Fn, gcap, W, FW, FP):
+    if mode != 0 and mode != 1 and mode != 2:
+        # the branches below test 0 and 2 and treat any other value as replicates
+        raise ValueError("unknown noise mode: must be 0 (known Sigma), 1 (replicates) or 2 (pooled)")
     n = offsets.shape[0] - 1
     d = R.shape[1]
     p = U.shape[0]

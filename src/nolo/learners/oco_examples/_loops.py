@@ -33,7 +33,15 @@ import math
 
 from numba import njit
 
-from nolo.oco.projected_step import BALL, L1_BALL, ball_scale, overflowed_norm_step, project_l1_inplace, prox_coordinate
+from nolo.oco.projected_step import (
+    BALL,
+    L1_BALL,
+    ball_scale,
+    check_set_code,
+    overflowed_norm_step,
+    project_l1_inplace,
+    prox_coordinate,
+)
 
 __all__ = ["LOSS_CODES", "linear_ogd_loop", "loss_and_slope", "matrix_ogd_loop", "undo_matrix_rounds"]
 
@@ -65,16 +73,19 @@ def loss_and_slope(code, s, m, y):
         u = s * (z - 1.0)
         val = 0.5 * (1.0 - z) * math.erfc(u) + math.exp(-u * u) * _INV_SQRT_PI / (2.0 * s)
         return val, -y * 0.5 * math.erfc(u)  # = y (erf(u) - 1)/2 without cancellation
-    a = m - y
-    if a > 0.0:
-        return a, 1.0
-    if a < 0.0:
-        return -a, -1.0
-    return 0.0, 0.0
+    if code == 4:
+        a = m - y
+        if a > 0.0:
+            return a, 1.0
+        if a < 0.0:
+            return -a, -1.0
+        return 0.0, 0.0
+    raise ValueError("unknown loss code: must be one of LOSS_CODES (nolo.learners.oco_examples._loops)")
 
 
 @njit(cache=True)
 def linear_ogd_loop(X, y, etas, w, avg, t0, loss_code, s, set_code, radius, low, high, l2, l1, played, acc):
+    check_set_code(set_code)
     n, d = X.shape
     for i in range(n):
         inv = 1.0 / (t0 + i + 1)
