@@ -203,8 +203,8 @@ def na_values(good: np.ndarray, full: bool = CENSUS_MODE) -> list[Bad]:
 
 def readonly_values(good: np.ndarray, tmp_dir, full: bool = CENSUS_MODE) -> list[Bad]:
     """Read-only versions of a valid array argument: a copy with ``setflags(write=False)`` and a memory map opened
-    with ``np.load(mmap_mode="r")`` (a file written under ``tmp_dir``); ``full`` (the long profile) adds a
-    read-only Fortran-ordered copy, a read-only strided view and a read-only float32 copy.  Each must be accepted
+    with ``np.load(mmap_mode="r")`` (a file written under ``tmp_dir``), for a matrix also a read-only Fortran-ordered
+    copy; ``full`` (the long profile) adds a read-only strided view and a read-only float32 copy.  Each must be accepted
     and give exactly what the same array, writable, gives (``readonly_verdict``)."""
     from pathlib import Path
 
@@ -216,15 +216,16 @@ def readonly_values(good: np.ndarray, tmp_dir, full: bool = CENSUS_MODE) -> list
         np.save(path, good)
     out = [Bad(frozen, "read-only copy (setflags(write=False))", False),
            Bad(np.load(path, mmap_mode="r"), "read-only memory map (np.load(mmap_mode='r'))", False)]
-    if full:
+    if good.ndim >= 2:  # the layout sets the rounding of the products: a copy must keep it
         fortran = np.asfortranarray(good)
         fortran.setflags(write=False)
+        out.append(Bad(fortran, "read-only Fortran-ordered copy", False))
+    if full:
         strided = np.repeat(good[..., None], 2, axis=-1)[..., 0]
         strided.setflags(write=False)
         single = good.astype(np.float32) if good.dtype.kind == "f" else good.copy()
         single.setflags(write=False)
-        out += [Bad(fortran, "read-only Fortran-ordered copy", False), Bad(strided, "read-only strided view", False),
-                Bad(single, f"read-only {single.dtype} copy", False)]
+        out += [Bad(strided, "read-only strided view", False), Bad(single, f"read-only {single.dtype} copy", False)]
     return out
 
 
