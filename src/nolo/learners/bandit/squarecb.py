@@ -404,8 +404,9 @@ class SquareCB(OneBitBanditLearner):
             K, m = int(self.n_classes), int(self.sketch_size)
             if self.oracle == "ridge":
                 O.check_ridge_bytes(K, n_features, int(self.max_bytes))  # raises, state untouched
-            check_state_bytes(O.oracle_bytes(self.oracle, K, n_features, m), f"{type(self).__name__}(oracle={self.oracle!r}) keeps the weights and "
-                              f"the oracle's state of every class: n_classes={K}, n_features={int(n_features)}"
+            check_state_bytes(O.oracle_bytes(self.oracle, K, n_features, m),
+                              f"{type(self).__name__}(oracle={self.oracle!r}) keeps the weights and the oracle's state "
+                              f"of every class: n_classes={K}, n_features={int(n_features)}"
                               + (f", sketch_size={m}" if self.oracle == "fdson" else ""),
                               hint="lower n_classes or the rows' dimension (feature hashing, "
                                    "nolo.kernels.NystroemFeatures)")
