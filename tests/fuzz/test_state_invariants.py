@@ -304,3 +304,18 @@ def test_autocb_refuses_a_state_larger_than_memory(param, value, tmp_path):
     header["config"]["params"].update({param: value}, **extra)
     with pytest.raises(PersistenceError, match=param):
         Learner.load(_write(tmp_path, header, dict(arrays)))
+
+
+def test_kernel_label_ts_sizes_its_weights_too(tmp_path):
+    """KernelLabelTS counts its n_classes x d weights with the history: a ParameterError naming n_classes (a bare
+    MemoryError before), and a model file asking for that many classes a PersistenceError naming it."""
+    from nolo.exceptions import ParameterError
+
+    cls = BY_NAME["KernelLabelTS"]
+    with pytest.raises(ParameterError, match="n_classes"):
+        cls(n_classes=10**10).initialize(4)
+    header, arrays = _saved(cls, tmp_path)
+    header = json.loads(json.dumps(header))
+    header["config"]["params"]["n_classes"] = 10**10
+    with pytest.raises(PersistenceError, match="n_classes"):
+        Learner.load(_write(tmp_path, header, dict(arrays)))
