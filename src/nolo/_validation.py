@@ -178,8 +178,10 @@ def check_array(
 def writeable(arr: np.ndarray) -> np.ndarray:
     """``arr``, or a copy of it if it is read-only (``flags.writeable`` False: a memory map opened ``"r"``, a
     zero-copy view of Arrow data, a frozen array).  numba compiles a separate version of each loop for read-only
-    arrays (a minute or more on first use), so inputs reach the compiled code writeable; nolo never writes to them."""
-    return arr if arr.flags.writeable else arr.copy()
+    arrays (a minute or more on first use), so inputs reach the compiled code writeable; nolo never writes to them.
+    The copy keeps the memory layout (a Fortran-ordered array stays Fortran-ordered), so that the arithmetic -- and
+    its rounding -- is that of the same array when writeable."""
+    return arr if arr.flags.writeable else arr.copy(order="K")
 
 
 def _as_array(value: Any, name: str, dtype, copy: bool) -> np.ndarray:

@@ -16,6 +16,9 @@ byte for byte, calls the entry point with the generated value and classifies the
 ``lenient``               accepted a value that must be refused: NaN/inf, complex, wrong shape, empty, not a
                           number, out-of-range label or rate (failure)
 ``crash``                 any other exception (failure)
+``readonly_differs``      a read-only copy of a valid input (``setflags(write=False)``, a read-only memory map)
+                          gave another result or state than the writable array, or was refused (failure)
+``input_mutated``         the call wrote into its read-only input (failure)
 ========================  =====================================================================================
 
 Under ``NOLO_FUZZ_PROFILE=long`` every verdict is counted (tests/fuzz/conftest.py writes the census) instead of
@@ -42,7 +45,8 @@ from nolo.exceptions import CopiesExhausted, NoloError, NumericalError
 PROFILE = os.environ.get("NOLO_FUZZ_PROFILE", "ci")
 CENSUS_MODE = PROFILE == "long"
 OK = {"rejected_named", "numerical", "accepted"}
-FAILURES = ("rejected_unnamed", "state_changed", "silent_nonfinite", "lenient", "crash")
+FAILURES = ("rejected_unnamed", "state_changed", "silent_nonfinite", "lenient", "crash", "readonly_differs",
+            "input_mutated")
 CENSUS: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 EXAMPLES: dict[tuple[str, str], str] = {}
 
@@ -159,6 +163,141 @@ BAD_PARAM_VALUES = [Bad(v, d, m) for v, d, m in [
     (np.inf, "inf", True), ("bogus", "'bogus'", False), (None, "None", False), (2**70, "2**70", False),
     (1.5, "1.5", False), ([], "[]", False), ({}, "{}", False), (True, "True", False), (1 + 1j, "complex", True),
 ]]
+
+
+# -- missing values and read-only arrays --------------------------------------------------------------------
+def _na_positions(size: int, full: bool) -> list[int]:
+    return sorted({0, size // 2, size - 1}) if full else [size // 2]
+
+
+def na_values(good: np.ndarray, full: bool = CENSUS_MODE) -> list[Bad]:
+    """A valid array argument with one entry replaced by ``pandas.NA``, in the containers a user passes one in: an
+    object array, a nested list, a pandas nullable ``Float64`` array (1-D) or DataFrame (2-D), an object Series or
+    DataFrame column.  Every one must be refused (a ParameterError naming the argument); ``full`` (the long profile)
+    puts the NA first, in the middle and last instead of in the middle only."""
+    import pandas as pd
+
+    good = np.asarray(good, dtype=np.float64)
+    out = []
+    for pos in _na_positions(good.size, full):
+        obj = good.astype(object)
+        obj.flat[pos] = pd.NA
+        out += [Bad(obj, f"object array with pandas.NA at {pos}", True),
+                Bad(obj.tolist(), f"nested list with pandas.NA at {pos}", True)]
+        if good.ndim == 1:
+            nullable = pd.array(good, dtype="Float64")
+            nullable[pos] = pd.NA
+            out += [Bad(nullable, f"pandas Float64 array with NA at {pos}", True),
+                    Bad(pd.Series(obj), f"object Series with pandas.NA at {pos}", True)]
+        elif good.ndim == 2:
+            i, j = divmod(pos, good.shape[1])
+            frame = pd.DataFrame(good).astype("Float64")
+            frame.iat[i, j] = pd.NA
+            column = pd.DataFrame(good)
+            column[j] = column[j].astype(object)
+            column.iat[i, j] = pd.NA
+            out += [Bad(frame, f"Float64 DataFrame with NA at ({i}, {j})", True),
+                    Bad(column, f"DataFrame with an object column holding pandas.NA at ({i}, {j})", True)]
+    return out
+
+
+def readonly_values(good: np.ndarray, tmp_dir, full: bool = CENSUS_MODE) -> list[Bad]:
+    """Read-only versions of a valid array argument: a copy with ``setflags(write=False)`` and a memory map opened
+    with ``np.load(mmap_mode="r")`` (a file written under ``tmp_dir``), for a matrix also a read-only Fortran-ordered
+    copy; ``full`` (the long profile) adds a read-only strided view and a read-only float32 copy.  Each must be accepted
+    and give exactly what the same array, writable, gives (``readonly_verdict``)."""
+    from pathlib import Path
+
+    good = np.asarray(good)
+    frozen = good.copy()
+    frozen.setflags(write=False)
+    path = Path(tmp_dir) / f"readonly-{good.dtype}-{'x'.join(map(str, good.shape))}-{abs(hash(good.tobytes()))}.npy"
+    if not path.exists():
+        np.save(path, good)
+    out = [Bad(frozen, "read-only copy (setflags(write=False))", False),
+           Bad(np.load(path, mmap_mode="r"), "read-only memory map (np.load(mmap_mode='r'))", False)]
+    if good.ndim >= 2:  # the layout sets the rounding of the products: a copy must keep it
+        fortran = np.asfortranarray(good)
+        fortran.setflags(write=False)
+        out.append(Bad(fortran, "read-only Fortran-ordered copy", False))
+    if full:
+        strided = np.repeat(good[..., None], 2, axis=-1)[..., 0]
+        strided.setflags(write=False)
+        single = good.astype(np.float32) if good.dtype.kind == "f" else good.copy()
+        single.setflags(write=False)
+        out += [Bad(strided, "read-only strided view", False), Bad(single, f"read-only {single.dtype} copy", False)]
+    return out
+
+
+def _same(a, b, depth: int = 0) -> bool:
+    """Two results of the same call are identical: arrays bit for bit (NaN equal to NaN), containers item by item;
+    a learner returned by its own method compares by its snapshot (the caller compares those)."""
+    if depth > 3 or hasattr(a, "get_params"):
+        return True
+    if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y, depth + 1) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (a != a and b != b)
+    if hasattr(a, "__dict__") and not isinstance(a, type):
+        return type(a) is type(b) and _same(vars(a), vars(b), depth + 1)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k], depth + 1) for k in a)
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def readonly_verdict(make: Callable[[], Any], call: Callable[[Any, Any], Any], bad: Bad) -> tuple[str, str]:
+    """Call on two fresh receivers, one with a writable copy of ``bad.value`` (same dtype and layout) and one with
+    the read-only array itself: the same result and the same state after, the read-only input unchanged.  Where
+    they differ, a second writable call is the control: what differs between two writable calls too (a generator
+    seeded from the operating system that the computation never draws from) is not the read-only input's doing."""
+    value = bad.value
+    before = np.array(value, copy=True)
+
+    def run(arg):
+        receiver = make()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = call(receiver, arg)
+            return "ok", result, snapshot(receiver)
+        except Exception as exc:  # noqa: BLE001 - compared below
+            return type(exc).__name__, str(exc)[:200], snapshot(receiver)
+
+    kind_w, res_w, snap_w = run(np.array(value, copy=True, order="K"))
+    kind_r, res_r, snap_r = run(value)
+    if not np.array_equal(np.asarray(value), before, equal_nan=True) or np.asarray(value).flags.writeable:
+        return "input_mutated", "the read-only input changed (or was made writable)"
+    if kind_w != "ok":
+        return "crash", f"the writable input itself failed: {kind_w}: {res_w}"
+    if kind_r != "ok":
+        return "readonly_differs", f"refused the read-only input: {kind_r}: {res_r}"
+    changed = sorted(k for k in set(snap_w) | set(snap_r) if snap_w.get(k) != snap_r.get(k))
+    same_result = _same(res_w, res_r)
+    if changed or not same_result:
+        _, res_c, snap_c = run(np.array(value, copy=True, order="K"))
+        changed = [k for k in changed if snap_w.get(k) == snap_c.get(k)]
+        same_result = same_result or not _same(res_w, res_c)
+    if changed:
+        return "readonly_differs", f"the state differs from the writable call's: {changed[:5]}"
+    if not same_result:
+        return "readonly_differs", "the result differs from the writable call's"
+    return "accepted", ""
+
+
+def judge_readonly(target: str, make, call, bad: Bad) -> None:
+    """As :func:`judge`, for a read-only input (:func:`readonly_verdict`)."""
+    outcome, detail = readonly_verdict(make, call, bad)
+    CENSUS[target][outcome] += 1
+    if outcome not in OK:
+        EXAMPLES.setdefault((target, outcome), f"{bad.desc}: {detail}")
+    if not CENSUS_MODE:
+        assert outcome in OK, f"{target} [{bad.desc}] -> {outcome}: {detail}"
 
 
 # -- hostile documents ------------------------------------------------------------------------------------

@@ -206,3 +206,116 @@ def test_noisy_kernel_learner_grown_buckets_load(tmp_path):
     assert max(c.shape[0] for c in learner.copies_) > 4  # a bucket really grew
     loaded = Learner.load(learner.save(tmp_path / "m.npz"))
     assert [int(c) for c in loaded.count_] == [int(c) for c in learner.count_]
+
+
+# -- state sizes: arrays whose shapes disagree with each other or with the parameters -----------------------------
+def _saved_with(cls, index, tmp_path, rounds=5):
+    """(header, arrays) of a learner of ``cls`` with its test parameters number ``index``, played ``rounds``."""
+    from nolo.checks import _build, test_params
+
+    learner = _build(cls, test_params(cls)[index])
+    _Game(learner, n_rounds=max(rounds, 30)).play(learner, 0, rounds)
+    return read_npz(learner.save(tmp_path / "model.npz"))
+
+
+def _resize(shapes, fill=1.0):
+    """Each named state array replaced by ``fill`` in the given shape (C-ordered, or Fortran as the original)."""
+    def edit(h, a):
+        for key, shape in shapes.items():
+            name = h["state"][key]["array"]
+            new = np.full(shape, fill, dtype=a[name].dtype)
+            a[name] = np.asfortranarray(new) if a[name].flags.f_contiguous and not a[name].flags.c_contiguous else new
+    return edit
+
+
+def _stack_support(h, a):
+    """The support and its coefficients repeated twice: more points than readings seen."""
+    for key in ("support_", "alpha_"):
+        name = h["state"][key]["array"]
+        a[name] = np.ascontiguousarray(np.concatenate([a[name], a[name]]))
+
+
+#: (class, test-parameter set, the array the refusal must name, case, edit).  Each file loaded without error before
+#: the check: AutoCB's sparse regime (its 4th test set: no normaliser, no kernel) took non-empty normaliser and kernel
+#: arrays (an axis of length 0 in a fresh instance could grow), and the kernel learners took more support points than
+#: rounds seen.
+SIZES = [
+    ("AutoCB", 3, "kernel_buf_", "kernel_buf_ with a column while the kernel is off", _resize({"kernel_buf_": (0, 1)})),
+    ("AutoCB", 3, "kernel_coef_", "kernel_coef_ with a column while the kernel is off",
+     _resize({"kernel_coef_": (2, 1)})),
+    ("AutoCB", 3, "kernel_land_", "kernel_land_ with a column while the kernel is off",
+     _resize({"kernel_land_": (0, 1)})),
+    ("AutoCB", 3, "norm_stats_", "a normaliser while the regime has none",
+     _resize({"norm_stats_": (3, 4), "norm_coef_": (4, 4)}, fill=0.0)),
+    ("AutoCB", 3, "kernel_buf_", "a landmark in every kernel array (and a rate row) while the kernel is off",
+     _resize({"kernel_buf_": (1, 0), "kernel_land_": (1, 0), "kernel_lnorm_": (1,), "kernel_proj_": (1, 0),
+              "rate_estimates_": (1, 3)})),
+    ("KernelOGDRegression", 0, "support_", "twice the support points of the readings seen", _stack_support),
+    ("GaussianNoiseKernelRegression", 0, "support_", "twice the support points of the readings seen", _stack_support),
+    ("CleanKernelOGD", 0, "size_", "size_ = t_ + 1 (a point per round at most)",
+     lambda h, a: _set_value("size_", h["state"]["t_"]["value"] + 1)(h, a)),
+    ("NaiveKernelOGD", 0, "size_", "size_ = t_ + 1 (a point per round at most)",
+     lambda h, a: _set_value("size_", h["state"]["t_"]["value"] + 1)(h, a)),
+    ("KernelOGDRegression", 0, "support_", "support_ with a feature fewer than n_features_in_",
+     _replace("support_", lambda s: np.ascontiguousarray(s[:, :-1]))),
+]
+
+
+@pytest.mark.parametrize("name,index,key,case,edit", SIZES, ids=[f"{n}: {c}" for n, _, _, c, _ in SIZES])
+def test_load_refuses_inconsistent_sizes(name, index, key, case, edit, tmp_path):
+    """Refused at load, naming the array (and, for a shape, the shape this configuration has)."""
+    header, arrays = _saved_with(BY_NAME[name], index, tmp_path)
+    header = json.loads(json.dumps(header))
+    arrays = dict(arrays)
+    edit(header, arrays)
+    with pytest.raises(PersistenceError) as err:
+        Learner.load(_write(tmp_path, header, arrays))
+    msg = str(err.value)
+    assert poisoned_states.names_entry(msg, key, name), msg
+    if "shape" in case or "column" in case:
+        assert "must have shape" in msg, msg
+
+
+def test_autocb_sparse_regime_with_rate_estimates_loads(tmp_path):
+    """The one AutoCB array that grows (a row per rate block) grows in every regime: a sparse-regime learner that
+    estimated its rates saves and loads (its empty kernel arrays once counted as growing with it)."""
+    from nolo.checks import test_params
+
+    params = dict(test_params(BY_NAME["AutoCB"])[3], estimate_rates=True, rate_first=10, rate_every=12)
+    learner = BY_NAME["AutoCB"](**params)
+    _Game(learner, n_rounds=40).play(learner, 0, 40)
+    assert learner.rate_estimates_.shape[0] >= 2 and learner.kernel_buf_.shape == (0, 0)
+    loaded = Learner.load(learner.save(tmp_path / "m.npz"))
+    np.testing.assert_array_equal(loaded.rate_estimates_, learner.rate_estimates_)
+
+
+@pytest.mark.parametrize("param,value", [("memory_size", 2**40), ("n_classes", 10**9), ("n_landmarks", 10**6)])
+def test_autocb_refuses_a_state_larger_than_memory(param, value, tmp_path):
+    """AutoCB sizes its state before allocating: a ParameterError naming the parameter (a bare MemoryError before),
+    and a model file asking for that size is a PersistenceError naming it."""
+    from nolo.exceptions import ParameterError
+
+    cls = BY_NAME["AutoCB"]
+    extra = {"n_components": 10**5} if param == "n_landmarks" else {}
+    with pytest.raises(ParameterError, match=param):
+        cls(**{param: value}, **extra).initialize(4)
+    header, arrays = _saved(cls, tmp_path)
+    header = json.loads(json.dumps(header))
+    header["config"]["params"].update({param: value}, **extra)
+    with pytest.raises(PersistenceError, match=param):
+        Learner.load(_write(tmp_path, header, dict(arrays)))
+
+
+def test_kernel_label_ts_sizes_its_weights_too(tmp_path):
+    """KernelLabelTS counts its n_classes x d weights with the history: a ParameterError naming n_classes (a bare
+    MemoryError before), and a model file asking for that many classes a PersistenceError naming it."""
+    from nolo.exceptions import ParameterError
+
+    cls = BY_NAME["KernelLabelTS"]
+    with pytest.raises(ParameterError, match="n_classes"):
+        cls(n_classes=10**10).initialize(4)
+    header, arrays = _saved(cls, tmp_path)
+    header = json.loads(json.dumps(header))
+    header["config"]["params"]["n_classes"] = 10**10
+    with pytest.raises(PersistenceError, match="n_classes"):
+        Learner.load(_write(tmp_path, header, dict(arrays)))

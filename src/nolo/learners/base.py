@@ -135,7 +135,9 @@ class Learner(Configurable):
 
     # -- persistence -------------------------------------------------------------------
     #: state arrays whose listed axes may legitimately differ from a fresh instance's (buffers that grow while
-    #: learning, e.g. ``{"points_": (0,), "coef_": (0,)}``); any axis of length 0 in a fresh instance may grow too.
+    #: learning, e.g. ``{"points_": (0,), "coef_": (0,)}``).  A class that declares none lets any axis of length 0 in
+    #: a fresh instance grow (a buffer filled lazily); a class that declares some lists every axis that may grow, so
+    #: that an array left empty by its configuration (a component switched off) must stay empty.
     #: Every other axis of a loaded array must equal the fresh instance's (the checks of :meth:`load`).
     _growing_state: ClassVar[dict[str, tuple[int, ...]]] = {}
     #: state keys a learner holds only in some phases, each checked on load like the key it names (its twin)
@@ -288,7 +290,10 @@ class Learner(Configurable):
             for ax in a.shape
         }
         if n not in feature_axes and not getattr(type(self), "_features_are_cells", False):
-            raise PersistenceError(f"n_features_in_={n} is the length of no axis of the saved arrays")
+            shapes = {k: v.shape for k, v in state.items() if isinstance(v, np.ndarray) and v.ndim}
+            listed = ", ".join(f"{k} {s}" for k, s in list(shapes.items())[:8]) + (", ..." if len(shapes) > 8 else "")
+            raise PersistenceError(f"n_features_in_={n} is the length of no axis of the saved arrays ({listed}): an "
+                                   "array of the state has the wrong number of features")
         params = {k: copy.deepcopy(v) if isinstance(v, np.random.Generator) else v
                   for k, v in self.get_params(deep=False).items()}  # initialising must not advance a loaded generator
         fresh = type(self)(**params)
@@ -316,7 +321,8 @@ def _check_finite_array(key: str, a: np.ndarray) -> None:
         raise PersistenceError(f"state array {key!r} holds NaN or inf")
 
 
-def _compare_array(cls: type, key: str, a: Any, ref: np.ndarray, growing: tuple[int, ...]) -> None:
+def _compare_array(cls: type, key: str, a: Any, ref: np.ndarray, growing: tuple[int, ...], empty_grows: bool) -> None:
+    """``a`` is ``ref`` up to the ``growing`` axes (and, when ``empty_grows``, the axes of length 0 in ``ref``)."""
     if not isinstance(a, np.ndarray):
         raise PersistenceError(f"state attribute {key!r} must be an array, got {type(a).__name__}")
     if a.dtype != ref.dtype:
@@ -324,7 +330,7 @@ def _compare_array(cls: type, key: str, a: Any, ref: np.ndarray, growing: tuple[
     if a.ndim != ref.ndim:
         raise PersistenceError(f"state array {key!r} must have {ref.ndim} dimensions, got shape {a.shape}")
     for ax, (m, r) in enumerate(zip(a.shape, ref.shape)):
-        if m != r and r != 0 and ax not in growing:
+        if m != r and ax not in growing and not (r == 0 and empty_grows):
             raise PersistenceError(f"state array {key!r} must have shape {ref.shape} for this configuration, got {a.shape}")
     c, f = ref.flags.c_contiguous, ref.flags.f_contiguous
     if (c and not f and not a.flags.c_contiguous) or (f and not c and not a.flags.f_contiguous):
@@ -335,15 +341,15 @@ def _compare_array(cls: type, key: str, a: Any, ref: np.ndarray, growing: tuple[
 
 
 def _check_growth_groups(reference: dict[str, Any], loaded: dict[str, Any], declared: dict) -> None:
-    """Arrays that grow together keep equal lengths: those declared growing on an axis (per axis), and those
-    whose first axis is empty in a fresh instance (a support and its coefficients)."""
+    """Arrays that grow together keep equal lengths: those declared growing on an axis (per axis), and, in a class
+    that declares none, those whose first axis is empty in a fresh instance (a support and its coefficients)."""
     groups: dict[tuple[str, int], list[str]] = {}
     for key, ref in reference.items():
         if not isinstance(ref, np.ndarray):
             continue
         for ax in declared.get(key, ()):
             groups.setdefault(("declared", ax), []).append(key)
-        if ref.ndim and ref.shape[0] == 0 and 0 not in declared.get(key, ()):
+        if ref.ndim and ref.shape[0] == 0 and not declared:
             groups.setdefault(("empty", 0), []).append(key)
     for (_, ax), keys in groups.items():
         arrs = [loaded.get(k) for k in keys]
@@ -373,7 +379,7 @@ def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any])
     for key, ref in reference.items():
         v = loaded[key]
         if isinstance(ref, np.ndarray):
-            _compare_array(cls, key, v, ref, tuple(growing_decl.get(key, ())))
+            _compare_array(cls, key, v, ref, tuple(growing_decl.get(key, ())), not growing_decl)
         elif isinstance(ref, np.random.Generator):
             if not isinstance(v, np.random.Generator) or type(v.bit_generator) is not type(ref.bit_generator):
                 raise PersistenceError(f"state attribute {key!r} must be a {type(ref.bit_generator).__name__} generator")
@@ -419,7 +425,7 @@ def check_state_range(key: str, a: Any, low: float = -math.inf, high: float = ma
     if v.size and not (v.min() >= low and v.max() <= high):
         bad = v[(v < low) | (v > high)].flat[0]
         raise PersistenceError(f"state {key!r} must lie in [{low:g}, {high:g}]{f' ({what})' if what else ''}, "
-                               f"got {bad!r}")
+                               f"got {float(bad)!r}")
 
 
 def _sqnorm(a: np.ndarray) -> float:

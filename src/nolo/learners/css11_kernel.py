@@ -25,7 +25,7 @@ from nolo._validation import check_array, check_int, check_scalar, check_seed, c
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError, PersistenceError
 from nolo.kernels.compiled import kernel_value, weighted_sum, weighted_sums
 from nolo.kernels.surrogate import SurrogateKernelPair
-from nolo.learners.base import FullInformationLearner, NoisyInputLearner, check_state_expansion
+from nolo.learners.base import FullInformationLearner, NoisyInputLearner, check_state_expansion, check_state_range
 from nolo.oco.projected_step import ball_scale
 from nolo.oco.steps import ConstantStep, check_step
 
@@ -79,6 +79,8 @@ def _kernel_ogd_loop(spec, ospec, C, a_store, a_grad, y, etas, W, S, alpha, n0, 
 class _KernelOGDBase:
     """State handling shared by the two kernel learners (support points in the kernel's frame)."""
 
+    _growing_state = {"support_": (0,), "alpha_": (0,)}  # a point per round (Learner.load's shape check)
+
     def _init_state(self, n_features: int) -> None:
         self.support_ = np.zeros((0, n_features))
         self.alpha_ = np.zeros(0)
@@ -92,9 +94,13 @@ class _KernelOGDBase:
         """A loaded support must agree with its tracked squared norm (:func:`check_state_expansion`): ``norm2_ >=
         0``, every support point's kernel value with itself finite, and the expansion's values at the support points
         no larger than ``sqrt(norm2_ k(s, s))`` (coefficients the norm does not account for make every later step
-        overflow)."""
+        overflow); at most one support point per reading seen (``len(support_) <= t_``)."""
         super()._check_state()
-        if not self.is_initialized or not self.alpha_.shape[0]:
+        if not self.is_initialized:
+            return
+        check_state_range("support_", self.alpha_.shape[0], 0, self.t_, f"its number of rows: a support point per "
+                          f"reading seen at most (t_ = {self.t_})")
+        if not self.alpha_.shape[0]:
             return
         if not self.norm2_ >= 0.0:
             raise PersistenceError(f"norm2_ (the squared RKHS norm) must be >= 0, got {self.norm2_!r}")

@@ -71,7 +71,7 @@ from numba import njit
 from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
-from nolo._validation import check_flip_rates, check_int, check_scalar
+from nolo._validation import check_flip_rates, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit import fastcb as F
 from nolo.learners.bandit import oracles as O
@@ -862,6 +862,10 @@ class AutoCB(OneBitBanditLearner):
     # -- parameters and state --------------------------------------------------------------------
     #: AutoCB normalises every feature online: scale-free per feature and overall (no ScaleWarning)
     _scale_free_columns = True
+    #: the one state array that grows (a row per rate block); every other shape is fixed by the parameters and the
+    #: regime: the normaliser's and the kernel's arrays are empty when the regime switches them off, and a file whose
+    #: arrays of a switched-off part are not empty is refused by ``Learner.load``'s shape check
+    _growing_state = {"rate_estimates_": (0,)}
 
     def _validate_params(self) -> None:
         check_int(self.n_classes, "n_classes", low=2)
@@ -903,6 +907,23 @@ class AutoCB(OneBitBanditLearner):
         dense = d <= int(self.dense_max_features)
         oracle = ("ridge" if d <= int(self.ridge_max_features) else "fdson") if dense else "ogd"
         return dense, oracle, dense and d <= int(self.kernel_max_features)
+
+    def initialize(self, n_features: int) -> "AutoCB":
+        """As :meth:`Learner.initialize`, refusing (ParameterError, nothing allocated) a state larger than this
+        machine's memory: the linear oracle, the normaliser, the kernel's landmarks and inverses, the memory."""
+        self._validate_params()
+        if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)) and n_features >= 1:
+            K, d = int(self.n_classes), int(n_features)
+            dense, oracle, kernel = self._regime(d)
+            M, r, dk = (int(self.n_landmarks), int(self.n_components), d) if kernel else (0, 0, 0)
+            kernel_floats = 2 * M * dk + M + M * r + 2 * dk + K * (r + 1) * (r + 2)
+            need = (O.oracle_bytes(oracle, K, d, int(self.sketch_size)) + 8 * (7 * d * dense + kernel_floats)
+                    + 24 * int(self.memory_size))
+            check_state_bytes(need, f"AutoCB keeps a linear oracle ({oracle!r}) per class, the kernel's landmarks and "
+                              f"inverses and the memory: n_classes={K}, n_features={d}, n_landmarks={M}, "
+                              f"n_components={r}, memory_size={int(self.memory_size)}",
+                              hint="lower n_classes, memory_size or n_landmarks, or the rows' dimension")
+        return super().initialize(n_features)
 
     def _init_state(self, n_features: int) -> None:
         K, d = int(self.n_classes), int(n_features)

@@ -297,10 +297,12 @@ class KernelLabelTS(OneBitBanditLearner):
     def initialize(self, n_features: int) -> "KernelLabelTS":
         self._validate_params()
         if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)):
-            check_state_bytes(8 * int(n_features) * int(self.budget), f"KernelLabelTS keeps d x budget = "
-                              f"{int(n_features)} x {int(self.budget)} float64", max_bytes=int(self.max_bytes),
-                              hint="lower budget, reduce the rows' dimension (e.g. nolo.kernels.NystroemFeatures) or "
-                                   "raise max_bytes")
+            d, B, K = int(n_features), int(self.budget), int(self.n_classes)
+            check_state_bytes(8 * (d * B + 3 * B + K * d), f"KernelLabelTS keeps d x budget = {d} x {B} float64 "
+                              f"(the history) and n_classes x d = {K} x {d} (the weights)",
+                              max_bytes=int(self.max_bytes),
+                              hint="lower budget or n_classes, reduce the rows' dimension (e.g. "
+                                   "nolo.kernels.NystroemFeatures) or raise max_bytes")
         return super().initialize(n_features)
 
     def _init_state(self, n_features: int) -> None:

@@ -54,7 +54,8 @@ from nolo.learners.bandit._stream import row_of
 from nolo.learners.bandit.sketch_oracle import FDSONOracle, fdson_buffer, fdson_oracle, fdson_update
 
 __all__ = ["RidgeOracle", "OGDOracle", "FDSONOracle", "fdson_oracle", "fdson_buffer", "ORACLES", "ridge_oracle", "ogd_oracle", "ogd_buffer", "ridge_pz", "ridge_update", "ogd_update",
-           "oracle_update", "linear_predict", "fit_rows", "ridge_bytes", "RIDGE_MAX_BYTES"]
+           "oracle_update", "linear_predict", "fit_rows", "ridge_bytes", "oracle_bytes",
+           "RIDGE_MAX_BYTES"]
 
 ORACLES = ("ridge", "ogd", "fdson")
 #: the ridge oracle refuses a (K, d) whose K (d + 1)^2 float64 inverses would exceed this many bytes by default
@@ -83,6 +84,14 @@ class OGDOracle(NamedTuple):
 def ridge_bytes(n_classes: int, n_features: int) -> int:
     """Bytes of the ridge oracle's inverses: K (d + 1)^2 float64."""
     return int(n_classes) * (int(n_features) + 1) ** 2 * 8
+
+
+def oracle_bytes(kind: str, n_classes: int, n_features: int, sketch_size: int = 0) -> int:
+    """Bytes of the weights on ``[x, 1]`` and the oracle's state of every class (float64), for ``kind`` in
+    ``ridge``, ``ogd`` and ``fdson`` (whose sketch has ``sketch_size`` rows)."""
+    D, m = int(n_features) + 1, int(sketch_size)
+    per_class = {"ridge": D + D * D, "ogd": 3 * D, "fdson": D + 2 * m * D + 8 * m * m}[kind]
+    return 8 * int(n_classes) * per_class
 
 
 def check_ridge_bytes(n_classes: int, n_features: int, max_bytes: int = RIDGE_MAX_BYTES) -> None:

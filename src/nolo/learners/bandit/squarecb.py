@@ -408,12 +408,12 @@ class SquareCB(OneBitBanditLearner):
     def initialize(self, n_features: int) -> "SquareCB":
         self._validate_params()
         if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)) and n_features >= 1:
-            K, D, m = int(self.n_classes), int(n_features) + 1, int(self.sketch_size)
+            K, m = int(self.n_classes), int(self.sketch_size)
             if self.oracle == "ridge":
                 O.check_ridge_bytes(K, n_features, int(self.max_bytes))  # raises, state untouched
-            per_class = {"ridge": D + D * D, "ogd": 3 * D, "fdson": D + 2 * m * D + 8 * m * m}[self.oracle]
-            check_state_bytes(8 * K * per_class, f"{type(self).__name__}(oracle={self.oracle!r}) keeps the weights and "
-                              f"the oracle's state of every class: n_classes={K}, n_features={int(n_features)}"
+            check_state_bytes(O.oracle_bytes(self.oracle, K, n_features, m),
+                              f"{type(self).__name__}(oracle={self.oracle!r}) keeps the weights and the oracle's state "
+                              f"of every class: n_classes={K}, n_features={int(n_features)}"
                               + (f", sketch_size={m}" if self.oracle == "fdson" else ""),
                               hint="lower n_classes or the rows' dimension (feature hashing, "
                                    "nolo.kernels.NystroemFeatures)")

@@ -21,7 +21,7 @@ import numpy as np
 from nolo._validation import check_seed
 from nolo.exceptions import NumericalError, PersistenceError
 from nolo.kernels.base import Kernel
-from nolo.learners.base import FullInformationLearner, NoisyInputLearner, check_state_expansion
+from nolo.learners.base import FullInformationLearner, NoisyInputLearner, check_state_expansion, check_state_range
 from nolo.learners.kernel._common import CheckedOracle, check_bound, check_label, check_oracle, resolve_kernel, resolve_loss, step_rule
 from nolo.oco.projected_step import ball_log_scale
 
@@ -48,7 +48,7 @@ class _KernelOGDMixin:
         self.sqnorm_ = 0.0
 
     def _check_state(self) -> None:
-        """Invariants of a loaded support: ``0 <= size_ <= len(points_)`` with a buffer of at least one row (it
+        """Invariants of a loaded support: ``0 <= size_ <= min(len(points_), t_)`` (a point per round at most) with a buffer of at least one row (it
         doubles), ``log_scale_`` in [-200, 0] (projections only shrink ``w``; below -200 the scale is folded into
         the coefficients), ``sqnorm_ >= 0``, and the expansion consistent with it (:func:`check_state_expansion`:
         stored points the kernel can evaluate, coefficients no larger than the tracked norm allows)."""
@@ -59,8 +59,8 @@ class _KernelOGDMixin:
         if cap < 1 or self.coef_.shape != (cap,):
             raise PersistenceError(f"points_ must have at least one row and coef_ one entry per row, got shapes "
                                    f"{self.points_.shape} and {self.coef_.shape}")
-        if not 0 <= self.size_ <= cap:
-            raise PersistenceError(f"size_ must lie in [0, {cap}] (the rows of points_), got {self.size_}")
+        check_state_range("size_", self.size_, 0, min(cap, self.t_), f"the stored points: at most the rows of points_ "
+                          f"({cap}) and one per round seen (t_ = {self.t_})")
         if not -200.0 <= self.log_scale_ <= 0.0:
             raise PersistenceError(f"log_scale_ must lie in [-200, 0], got {self.log_scale_!r}")
         if not self.sqnorm_ >= 0.0:
