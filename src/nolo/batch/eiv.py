@@ -467,8 +467,8 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
     ``n / (n - p) A^-1 B A^-T`` (the M-estimation sandwich; Fuller 1987 section 2.2, Carroll et al., *Measurement
     Error in Nonlinear Models*, 2006, appendix B.1) with the degrees-of-freedom factor ``n / (n - p)`` for the ``p``
     coefficients fitted (HC1, MacKinnon & White 1985): without it the standard errors ran about 5 % short at
-    ``n = 100`` (95 % intervals covering 0.927 of 1,000 fits).  ``scale`` is the correction scale ``g`` the fit used; the sandwich
-    treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not
+    ``n = 100`` (95 % intervals covering 0.927 of 1,000 fits).  ``scale`` is the correction scale ``g`` the fit
+    used; the sandwich treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not
     defined (no more items than coefficients, a singular ``A``).
     """
     Xb, items = _items(X)

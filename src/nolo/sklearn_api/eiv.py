@@ -80,10 +80,8 @@ class _SandwichInference:
     def conf_int(self, alpha: float = 0.05, method: str = "sandwich") -> np.ndarray:
         """``(p, 2)`` intervals of level ``1 - alpha`` for ``coef_`` (then ``intercept_``): ``method="sandwich"``
         (default) ``coef +- t bse_`` with Student's t on ``df_resid_`` degrees of freedom; ``"bootstrap"`` the
-        percentile intervals of
-        ``bootstrap_coefs_`` (Efron & Tibshirani 1993, ch. 13; call :meth:`bootstrap` first)."""
-        from scipy import stats
-
+        percentile intervals of ``bootstrap_coefs_`` (Efron & Tibshirani 1993, ch. 13; call :meth:`bootstrap`
+        first)."""
         method = self._check_method(method)
         alpha = check_scalar(alpha, "alpha", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
         if method == "bootstrap":
