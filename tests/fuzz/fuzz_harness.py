@@ -461,3 +461,33 @@ class FakeOracle:
         if isinstance(c, np.ndarray) and c.ndim == 2 and c.shape[0] >= 1 and n != c.shape[0]:
             return np.repeat(c[:1], n, axis=0)
         return c
+
+
+def fitted_estimators():
+    """``(name, cls, make, Xc, Xm, y)`` for every estimator of :mod:`nolo.sklearn_api` on one small readings problem
+    (10 items, 3 readings of 3 features; ``Xc`` the clean rows, ``Xm`` the readings, ``y`` the target, +-1 for a
+    classifier): ``make()`` returns a copy of an instance fitted once on ``(Xm, y)``."""
+    import copy
+
+    import nolo.sklearn_api as api
+
+    rng = np.random.default_rng(0)
+    n, m, d = 10, 3, 3
+    Xc = rng.standard_normal((n, d)) / np.sqrt(d)
+    Xm = Xc[:, None, :] + 0.1 * rng.standard_normal((n, m, d))
+    out = []
+    for name in api.__all__:
+        cls = getattr(api, name)
+        classifier = "Classifier" in name
+        y = np.where(Xc[:, 0] > 0, 1.0, -1.0) if classifier else Xc @ np.ones(d) * 0.5
+        if classifier:
+            y[:2] = [1.0, -1.0]
+        cache: dict = {}
+
+        def make(cls=cls, y=y, cache=cache):
+            if "fitted" not in cache:
+                cache["fitted"] = cls(**({"seed": 0} if "seed" in cls().get_params() else {})).fit(Xm, y)
+            return copy.deepcopy(cache["fitted"])
+
+        out.append((name, cls, make, Xc, Xm, y))
+    return out

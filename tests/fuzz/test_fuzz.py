@@ -211,28 +211,9 @@ def _new_feature_count_ok(bad: "H.Bad") -> "H.Bad":
 
 
 def estimator_targets() -> list[Target]:
-    import nolo.sklearn_api as api
-
-    rng = np.random.default_rng(0)
-    n, m, d = 10, 3, 3
-    Xc = rng.standard_normal((n, d)) / np.sqrt(d)
-    Xm = Xc[:, None, :] + 0.1 * rng.standard_normal((n, m, d))
     out = []
-    for name in api.__all__:
-        cls = getattr(api, name)
-        classifier = "Classifier" in name
-        y = np.where(Xc[:, 0] > 0, 1.0, -1.0) if classifier else Xc @ np.ones(d) * 0.5
-        if classifier:
-            y[:2] = [1.0, -1.0]
-        cache: dict = {}
-
-        def make(cls=cls, y=y, cache=cache):
-            import copy
-
-            if "fitted" not in cache:
-                cache["fitted"] = cls(**({"seed": 0} if "seed" in cls().get_params() else {})).fit(Xm, y)
-            return copy.deepcopy(cache["fitted"])
-
+    for name, cls, make, Xc, Xm, y in H.fitted_estimators():
+        n, m, d = Xm.shape
         out += [
             Target(f"{name}.fit(X)", "X", make, lambda r, v, y=y: r.fit(v, y),
                    H.bad_arrays((n, m, d), Xm).map(_new_feature_count_ok)),

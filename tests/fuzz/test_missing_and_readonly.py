@@ -77,26 +77,8 @@ def learner_entries(cls) -> list[Entry]:
 
 
 def estimator_entries() -> list[Entry]:
-    import copy
-
-    import nolo.sklearn_api as api
-
-    rng = np.random.default_rng(0)
-    n, m, d = 10, 3, 3
-    Xc = rng.standard_normal((n, d)) / np.sqrt(d)
-    Xm = Xc[:, None, :] + 0.1 * rng.standard_normal((n, m, d))
     out = []
-    for name in api.__all__:
-        cls = getattr(api, name)
-        y = np.where(Xc[:, 0] > 0, 1.0, -1.0) if "Classifier" in name else Xc @ np.ones(d) * 0.5
-        y[:2] = [1.0, -1.0] if "Classifier" in name else y[:2]
-        cache: dict = {}
-
-        def make(cls=cls, y=y, cache=cache):
-            if "fitted" not in cache:
-                cache["fitted"] = cls(**({"seed": 0} if "seed" in cls().get_params() else {})).fit(Xm, y)
-            return copy.deepcopy(cache["fitted"])
-
+    for name, _cls, make, Xc, Xm, y in H.fitted_estimators():
         out += [Entry(f"{name}.fit(X)", "X", make, lambda r, v, y=y: r.fit(v, y), Xm),
                 Entry(f"{name}.fit(y)", "y", make, lambda r, v: r.fit(Xm, v), y),
                 Entry(f"{name}.predict(X)", "X", make, lambda r, v: r.predict(v), Xc)]
