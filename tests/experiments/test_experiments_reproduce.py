@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import pytest
@@ -135,7 +136,7 @@ def test_reproduce_quick_writes_summary_runs_figures_and_report(reproduced):
     pngs = sorted(p.name for p in (out / "demo" / "noisy-regression").glob("*.png"))
     assert pngs == ["clean_loss.png", "regret.png"]
     html = (out / "report.html").read_text()
-    assert html.count('src="data:image/png;base64,') >= 2
+    assert sorted(_img_srcs(html)) == ["demo/noisy-regression/clean_loss.png", "demo/noisy-regression/regret.png"]
     md = (out / "report.md").read_text()
     assert "demo/noisy-regression/regret.png" in md and "holds" in md
     # the contents list links every experiment's section through the anchor written before its heading
@@ -213,6 +214,63 @@ def test_a_failing_experiment_is_reported_and_fails_the_command(tmp_path, scratc
     assert json.loads((tmp_path / "summary.json").read_text())["experiments"][0]["claims"] == []
 
 
+def _img_srcs(html: str) -> list[str]:
+    return re.findall(r'<img\b[^>]*\bsrc="([^"]*)"', html)
+
+
+def _demo_pngs(out):
+    return sorted((out / "demo" / "noisy-regression").glob("*.png"))
+
+
+def _demo_outcomes(out):
+    """One outcome of the demo experiment with the reproduced run's plots (for reports written elsewhere)."""
+    from nolo.experiments.report import ExperimentOutcome
+
+    result = ExperimentResult(figures={"x": 1.0}, claims=[Claim("x is positive", "x", ">", 0)], plots=_demo_pngs(out))
+    return [ExperimentOutcome(registry.EXPERIMENTS["demo/noisy-regression"], result, seconds=1.0)]
+
+
+def test_report_html_links_its_figures_and_is_small(reproduced):
+    """By default report.html holds no image data: each <img> links a figure file by a path relative to the
+    report, and every one of them exists.  The demo's page is about 6.5 kB (154 kB with its two 55 kB plots
+    inside); the bound leaves room for a longer description or more claims."""
+    out, _ = reproduced
+    html = (out / "report.html").read_text()
+    srcs = _img_srcs(html)
+    assert len(srcs) == len(_demo_pngs(out)) == 2
+    for src in srcs:
+        parts = urlsplit(src)
+        assert not parts.scheme and not parts.netloc and not src.startswith("/"), src  # relative, no data: URI
+        assert (out / unquote(parts.path)).is_file(), src
+    assert "base64" not in html and "data:" not in html
+    size = (out / "report.html").stat().st_size
+    assert size < 30_000, size
+    assert size < sum(p.stat().st_size for p in _demo_pngs(out)) / 4
+    assert (out / "report.md").stat().st_size < 30_000
+
+
+def test_embed_figures_writes_one_self_contained_page(reproduced, tmp_path):
+    """``embed_figures=True`` puts each figure inside the page (its bytes, as a data: URI); without it a report
+    written in another directory links the same files by a relative path that resolves from there."""
+    import base64
+
+    from nolo.experiments.report import write_html
+
+    out, _ = reproduced
+    pngs, outcomes = _demo_pngs(out), _demo_outcomes(out)
+    embedded = write_html(tmp_path / "embedded" / "report.html", outcomes, True, embed_figures=True)
+    html = embedded.read_text()
+    srcs = _img_srcs(html)
+    assert [s.split(",", 1)[0] for s in srcs] == ["data:image/png;base64"] * len(pngs)
+    assert [base64.b64decode(s.split(",", 1)[1]) for s in srcs] == [p.read_bytes() for p in pngs]
+    assert embedded.stat().st_size > sum(p.stat().st_size for p in pngs)
+    linked = write_html(tmp_path / "linked" / "report.html", outcomes, True)
+    srcs = _img_srcs(linked.read_text())
+    assert all(s.startswith("../") for s in srcs)
+    assert [(linked.parent / unquote(s)).resolve() for s in srcs] == [p.resolve() for p in pngs]
+    assert _Page(linked.read_text()).text == _Page(html).text  # the rest of the page is the same
+
+
 # -- the HTML in a headless browser -------------------------------------------------------------------
 def _chromium() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome"):
@@ -247,14 +305,20 @@ def test_report_html_renders_the_figures_in_headless_chromium(reproduced, tmp_pa
     browser = _chromium()
     if browser is None:
         pytest.skip("chromium is not installed (apt-get install chromium); cannot screenshot report.html")
+    from nolo.experiments.report import write_html
+
     out, _ = reproduced
     shot = _screenshot(browser, out / "report.html", tmp_path / "report.png", tmp_path / "profile1")
-    # the same page with the images' data removed: the tables render, the figures do not
-    html = (out / "report.html").read_text()
-    stripped = tmp_path / "noimages.html"
-    stripped.write_text(html.replace('src="data:image/png;base64,', 'src="data:image/png;base64,AAAA'))
-    blank = _screenshot(browser, stripped, tmp_path / "noimages.png", tmp_path / "profile2")
+    # the same page moved away from its figure files: the tables render, the figures do not
+    moved = tmp_path / "moved" / "report.html"
+    moved.parent.mkdir()
+    moved.write_text((out / "report.html").read_text())
+    blank = _screenshot(browser, moved, tmp_path / "moved.png", tmp_path / "profile2")
+    # the self-contained page renders its figures wherever it is
+    embedded = write_html(tmp_path / "embedded" / "report.html", _demo_outcomes(out), True, embed_figures=True)
+    inside = _screenshot(browser, embedded, tmp_path / "embedded.png", tmp_path / "profile3")
     assert _plot_line_pixels(shot) > 2000, "the report's figures did not render"
+    assert _plot_line_pixels(inside) > 2000, "the self-contained report's figures did not render"
     assert _plot_line_pixels(blank) < 50
     assert not math.isclose(shot.std(), 0.0)
 
@@ -327,7 +391,8 @@ def _layout(browser: str, html_path, tmp_path, width: int = 1280) -> dict:
     import re
 
     page = tmp_path / f"measured-{html_path.parent.name}.html"
-    page.write_text(html_path.read_text().replace("</body>", _MEASURE + "</body>"))
+    base = f'<head><base href="{html_path.parent.resolve().as_uri()}/">'  # the copy loads the figures beside the page
+    page.write_text(html_path.read_text().replace("<head>", base, 1).replace("</body>", _MEASURE + "</body>"))
     cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
            f"--user-data-dir={tmp_path / ('profile-' + html_path.parent.name)}", f"--window-size={width},900",
@@ -426,7 +491,7 @@ def test_report_html_is_navigable(reproduced, tmp_path):
         first = anchors[0]
         section = html[html.index(f'id="{first}"'):]
         assert section.index("<h3>Claims") < section.index("<details>")
-        if "data:image/png" in section:
+        if "<img" in section:
             assert section.index("<h3>Claims") < section.index("<img") < section.index("<details>")
     assert "held, 0 failed, 0 deferred" in (out / "report.html").read_text()
     assert "raised an error" in (wide / "report.html").read_text()

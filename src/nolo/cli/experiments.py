@@ -257,9 +257,12 @@ def run(spec, out, jobs, backend, scheduler, seeds, force, quiet, verbose):
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --backend dask).")
 @click.option("--force", is_flag=True, help="Recompute every run instead of reusing those already in --out.")
 @click.option("--strict", is_flag=True, help="Exit with status 1 if any claim fails (deferred claims do not).")
+@click.option("--embed-figures", "embed_figures", is_flag=True,
+              help="Put the figures inside report.html (one self-contained, larger file) instead of linking "
+                   "the PNG files beside it.")
 @_with_verbosity
-def reproduce(paper, quick, out, only, seeds, rounds, data_dir, jobs, backend, scheduler, force, strict, quiet,
-              verbose):
+def reproduce(paper, quick, out, only, seeds, rounds, data_dir, jobs, backend, scheduler, force, strict,
+              embed_figures, quiet, verbose):
     """Reproduce PAPER's experiments (or all): runs, figures, report and OUT/summary.json."""
     from nolo.experiments.report import console_summary
     from nolo.experiments.reproduce import reproduce as _reproduce
@@ -276,7 +279,7 @@ def reproduce(paper, quick, out, only, seeds, rounds, data_dir, jobs, backend, s
         try:
             rep = _reproduce(paper, quick=quick, out=out, jobs=jobs, backend=backend, scheduler=scheduler,
                              echo=err, only=list(only) or None, seeds=seed_arg, data_dir=data_dir, force=force,
-                             rounds=rounds)
+                             rounds=rounds, embed_figures=embed_figures)
         except NoloError as exc:
             _fail(str(exc))
     for line in console_summary(rep.outcomes, rep.quick, rep.out, not_run=rep.not_run):

@@ -1,4 +1,4 @@
-"""``summary.json``, ``timings.json``, ``report.md`` and ``report.html`` (figures embedded as base64 PNG).
+"""``summary.json``, ``timings.json``, ``report.md`` and ``report.html``.
 
 ``summary.json`` is the verdict and nothing else: per experiment its figures
 and its claims, each with ``"status"`` (``holds`` / ``fails`` /
@@ -19,7 +19,10 @@ long as the claims and the plots.  A cell written as Markdown bold (``**x**``,
 the best cell of a grid) is bold in HTML; numbers are printed by
 :func:`fmt_number`.  ``report.md`` has the console summary, a contents list
 linking each experiment's section (an explicit anchor, the HTML page's id) and
-the same sections unfolded.  Pages are rendered from Jinja2 templates
+the same sections unfolded.  Both pages link the figure files the experiments wrote
+(``<paper>/<id>/<name>.png`` beside the report) by relative paths, so the report stays small and the
+directory can be moved or archived whole; ``write_html(..., embed_figures=True)`` puts the figures inside
+``report.html`` as ``data:`` URIs instead, one self-contained (and larger) file.  Pages are rendered from Jinja2 templates
 (``templates/report.*.j2``); docstrings are reStructuredText, rendered with
 docutils.
 """
@@ -29,12 +32,14 @@ from __future__ import annotations
 import base64
 import json
 import math
+import mimetypes
 import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import quote
 
 from nolo import __version__
 from nolo.experiments.registry import PAPERS, Experiment
@@ -470,21 +475,32 @@ def _png_size(data: bytes) -> dict:
     return {}
 
 
-def _context(outcomes, quick, path: Path, embed: bool) -> dict:
+def _plot_item(p, report_dir: Path, html: bool, embed_figures: bool) -> dict:
+    """A figure of the report: ``stem`` and ``rel`` (its path relative to the report, for Markdown); for HTML,
+    when the file exists, ``src`` (the relative path as a URL, or with ``embed_figures`` a ``data:`` URI) and its
+    pixel size for a PNG."""
+    p = Path(p)
+    rel = os.path.relpath(p, report_dir)
+    item = {"stem": p.stem, "rel": rel}
+    if html and p.is_file():
+        with p.open("rb") as fh:
+            head = fh.read(24)
+        item.update(_png_size(head))
+        if embed_figures:
+            mime = mimetypes.guess_type(p.name)[0] or "application/octet-stream"
+            item["src"] = f"data:{mime};base64," + base64.b64encode(p.read_bytes()).decode("ascii")
+        else:
+            item["src"] = quote(Path(rel).as_posix())
+    return item
+
+
+def _context(outcomes, quick, path: Path, html: bool, embed_figures: bool = False) -> dict:
     from markupsafe import Markup
 
     exps = []
     for o in outcomes:
         e = o.experiment
-        plots = []
-        for p in o.result.plots:
-            p = Path(p)
-            item = {"stem": p.stem, "rel": os.path.relpath(p, path.parent)}
-            if embed and p.is_file():
-                data = p.read_bytes()
-                item["data"] = base64.b64encode(data).decode("ascii")
-                item.update(_png_size(data))
-            plots.append(item)
+        plots = [_plot_item(p, path.parent, html, embed_figures) for p in o.result.plots]
         tables = []
         for name, df in o.result.tables.items():
             header, rows = _frame_rows(df)
@@ -495,7 +511,7 @@ def _context(outcomes, quick, path: Path, embed: bool) -> dict:
             "paper": e.paper, "id": e.id, "key": e.key, "title": e.title, "description": e.description,
             "anchor": _anchor(e), "held": o.count("holds"), "failed": o.count("fails"),
             "deferred": o.count("not_at_this_scale"),
-            "description_html": Markup(rst_to_html(e.description)) if embed else "", "error": o.error,
+            "description_html": Markup(rst_to_html(e.description)) if html else "", "error": o.error,
             "claims_header": ch, "claims": cr, "grid": claim_grid(o), "paper_header": ph, "paper_rows": pr,
             "figures": [[k, fmt_number(f.value), f.unit] for k, f in o.result.figures.items()],
             "tables": tables, "plots": plots, "notes": o.result.notes, "skipped": o.skipped,
@@ -506,12 +522,20 @@ def _context(outcomes, quick, path: Path, embed: bool) -> dict:
 
 
 def write_markdown(path: str | os.PathLike, outcomes: list[ExperimentOutcome], quick: bool) -> Path:
+    """Write ``report.md``; its figures are links relative to ``path``."""
     path = Path(path)
-    text = _env().get_template("report.md.j2").render(**_context(outcomes, quick, path, embed=False))
+    text = _env().get_template("report.md.j2").render(**_context(outcomes, quick, path, html=False))
     return _atomic_text(path, text)
 
 
-def write_html(path: str | os.PathLike, outcomes: list[ExperimentOutcome], quick: bool) -> Path:
+def write_html(path: str | os.PathLike, outcomes: list[ExperimentOutcome], quick: bool, *,
+               embed_figures: bool = False) -> Path:
+    """Write ``report.html``.
+
+    Its ``<img>`` elements link the figure files by paths relative to ``path`` (keep the report with its
+    directory); ``embed_figures=True`` puts each figure inside the page as a ``data:`` URI instead, for one
+    file that opens anywhere, at the size of its figures (about 55 kB per plot)."""
     path = Path(path)
-    text = _env().get_template("report.html.j2").render(**_context(outcomes, quick, path, embed=True))
+    context = _context(outcomes, quick, path, html=True, embed_figures=embed_figures)
+    text = _env().get_template("report.html.j2").render(**context)
     return _atomic_text(path, text)

@@ -4,7 +4,7 @@ Output directory layout::
 
     OUT/summary.json            the machine-readable verdict (fixed shape, byte-reproducible)
     OUT/timings.json            seconds per experiment, runs reused / computed, wall-clock figures
-    OUT/report.md, report.html  the report (HTML embeds the figures)
+    OUT/report.md, report.html  the report (both link the figures below by relative paths)
     OUT/<paper>/<id>/*.png      figures
     OUT/<paper>/<id>/runs/      one Parquet file per run + _index.json
 """
@@ -118,7 +118,7 @@ def check_scheduler(scheduler: str, timeout: float = 5.0) -> None:
 def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nolo-out", jobs: int = 1,
               backend: str = "local", scheduler: str | None = None, show_progress: bool | None = None,
               echo=None, only=None, seeds=None, data_dir: str | os.PathLike | None = None,
-              force: bool = False, rounds: int | None = None) -> ReproduceReport:
+              force: bool = False, rounds: int | None = None, embed_figures: bool = False) -> ReproduceReport:
     """Run every experiment of ``paper`` ("all" for all) and write runs, figures, report, summary.json and
     timings.json.
 
@@ -130,6 +130,8 @@ def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nol
     the others are refused when named in ``only`` and left out otherwise -- ``ReproduceReport.not_run``).
     A run with ``rounds`` is not a paper-scale run: claims decidable only at paper scale are reported
     ``not_at_this_scale``; claims with a horizon are decided by the rounds they were measured at.
+    ``embed_figures``: put the figures inside ``report.html`` (one self-contained file) instead of linking the
+    PNG files beside it.
     An experiment that raises is recorded as failed (its traceback goes into the report) and the others
     still run.
     """
@@ -191,5 +193,5 @@ def reproduce(paper: str = "all", *, quick: bool = False, out: str | Path = "nol
     write_summary(out / "summary.json", outcomes, quick)
     write_timings(out / "timings.json", outcomes, quick)
     write_markdown(out / "report.md", outcomes, quick)
-    write_html(out / "report.html", outcomes, quick)
+    write_html(out / "report.html", outcomes, quick, embed_figures=embed_figures)
     return ReproduceReport(outcomes, out, quick, rounds, not_run)
