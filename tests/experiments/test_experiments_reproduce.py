@@ -481,6 +481,8 @@ def test_report_html_is_navigable(reproduced, tmp_path):
         assert "<nav id=\"contents\">" in html and '<pre class="summary">' not in html
         assert [a for a in page.contents if a in anchors] == anchors  # one entry per experiment, in order
         assert set(page.contents) <= page.ids
+        internal = re.findall(r'href="#([^"]*)"', html)  # contents, summary rows, causes, back to the contents
+        assert "contents" in internal and set(internal) <= page.ids
         assert len(page.summary_rows) == len(anchors)
         for links in page.summary_rows:
             assert links and set(links) <= page.ids
