@@ -19,12 +19,13 @@ long as the claims and the plots.  A cell written as Markdown bold (``**x**``,
 the best cell of a grid) is bold in HTML; numbers are printed by
 :func:`fmt_number`.  ``report.md`` has the console summary, a contents list
 linking each experiment's section (an explicit anchor, the HTML page's id) and
-the same sections unfolded.  Both pages link the figure files the experiments wrote
-(``<paper>/<id>/<name>.png`` beside the report) by relative paths, so the report stays small and the
-directory can be moved or archived whole; ``write_html(..., embed_figures=True)`` puts the figures inside
-``report.html`` as ``data:`` URIs instead, one self-contained (and larger) file.  Pages are rendered from Jinja2 templates
-(``templates/report.*.j2``); docstrings are reStructuredText, rendered with
-docutils.
+the same sections unfolded.  Both pages link the figure files the experiments
+wrote (``<paper>/<id>/<name>.png`` beside the report) by relative paths, so the
+report stays small and the directory can be moved or archived whole;
+``write_html(..., embed_figures=True)`` puts the figures inside ``report.html``
+as ``data:`` URIs instead, one self-contained (and larger) file.  Pages are
+rendered from Jinja2 templates (``templates/report.*.j2``); docstrings are
+reStructuredText, rendered with docutils.
 """
 
 from __future__ import annotations
