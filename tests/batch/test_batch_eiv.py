@@ -49,11 +49,14 @@ def test_fuller_hand_worked_large_root():
 
 def test_fuller_hand_worked_with_intercept_uses_n_minus_1():
     # the same items shifted by 5 with an intercept: centred moments as above, nu = n - 1 = 3 degrees of freedom;
-    # g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n) = min(2/4, 8/5 - 2/4) = 1/2 -> w = 4 / (4 - 1/4) = 16/15
+    # g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n) = min(2/4, 8/5 - 2/4) = 1/2 of S -> w = 4 / (4 - 1/4) = 16/15.
+    # In the book's terms (moments on nu = 3 d.f.: m_xx = 16/3, lambda_F = (n/nu) lambda_hat = 32/15) the scale of
+    # S is min(1 - alpha/nu, lambda_F - (1 + alpha)/nu) = 2/3, reported as the share of the consistent correction
+    # c S = (3/4) S: 2/3 * 3/4 = 1/2, the same solved matrix
     R = _same_readings([7.0, 7.0, 3.0, 3.0])
     y = np.array([3.0, 1.0, -1.0, -3.0]) + 10.0
     est = CorrectedLeastSquares(noise_cov=1.0, fit_intercept=True, fuller_alpha=1.0, cv_folds=None).fit(R, y)
-    assert est.lambda_hat_ == pytest.approx(1.6) and est.correction_scale_ == pytest.approx(0.5)
+    assert est.lambda_hat_ == pytest.approx(1.6) and est.correction_scale_ == pytest.approx(2.0 / 3.0)
     assert est.coef_ == pytest.approx([16.0 / 15.0], rel=1e-12)
     assert est.intercept_ == pytest.approx(10.0 - 5.0 * 16.0 / 15.0, rel=1e-12)
 
@@ -179,13 +182,18 @@ def test_ragged_matches_direct_computation():
     K = np.diag([0.2, 0.4, 0.1])
     ref_k = np.linalg.solve(means.T @ means / 40 - K * np.mean(1.0 / counts), means.T @ y / 40)
     assert corrected_least_squares(items, y, K) == pytest.approx(ref_k, rel=1e-10)
-    # with an intercept: a constant feature with no noise
+    # with an intercept: a constant feature with no noise, and the centred moments' share (n - 1)/n of the noise
     est = CorrectedLeastSquares(noise_cov=K, fit_intercept=True, cv_folds=None).fit(items, y)
     Ma = np.c_[means, np.ones(40)]
     Ka = np.zeros((4, 4))
-    Ka[:3, :3] = K * np.mean(1.0 / counts)
+    Ka[:3, :3] = K * np.mean(1.0 / counts) * (39 / 40)
     wa = np.linalg.solve(Ma.T @ Ma / 40 - Ka, Ma.T @ y / 40)
     assert np.append(est.coef_, est.intercept_) == pytest.approx(wa, rel=1e-10)
+    # = the slopes of the centred moments with divisor n - 1 minus S, the intercept through the means
+    mc, yc = means - means.mean(axis=0), y - y.mean()
+    slopes = np.linalg.solve(mc.T @ mc / 39 - K * np.mean(1.0 / counts), mc.T @ yc / 39)
+    assert est.coef_ == pytest.approx(slopes, rel=1e-10)
+    assert est.intercept_ == pytest.approx(y.mean() - means.mean(axis=0) @ slopes, rel=1e-10)
 
 
 def test_ragged_equal_counts_is_the_dense_estimate():

@@ -92,6 +92,7 @@ __all__ = [
     "ball_constrained_quadratic",
     "with_constant_feature",
     "fuller_scale",
+    "centred_noise_share",
     "cv_correction_scale",
     "corrected_cv_risks",
     "CorrectedLeastSquares",
@@ -170,6 +171,21 @@ def average_replicates(X, noise_cov):
     if isinstance(items, np.ndarray):
         return Xb, S / items.shape[1]
     return Xb, S * float(np.mean([1.0 / a.shape[0] for a in items]))
+
+
+def centred_noise_share(n: float, centred: bool) -> float:
+    """``c = (n - 1)/n`` with an intercept (``centred``), else 1: the share of the means' noise covariance ``S`` in
+    their second moment with divisor ``n`` once the intercept is fitted.
+
+    With an intercept the slopes solve the centred normal equations, and for independent item means ``xbar_i``
+    whose noise has covariance ``S_i`` (``Sigma / m_i``), ``E sum_i (xbar_i - xbar)(xbar_i - xbar)^T = (n - 1)
+    (C + S)`` with ``C`` the clean centred covariance and ``S = mean_i S_i``: the noise term is ``sum_i S_i (1 -
+    2/n) + sum_j S_j / n = (n - 1) S`` for unequal ``S_i`` too.  The centred moments with divisor ``n - 1`` are
+    unbiased for ``C + S``, so the consistent correction subtracts ``S`` from them, i.e. ``c S`` from the divisor-``n``
+    moments ``M``; subtracting ``S`` from ``M`` would over-correct by ``S / n`` (Fuller 1987, section 2.2: the
+    moments ``m_XX`` about the mean, on ``n - 1`` degrees of freedom, minus the error covariance)."""
+    n = float(n)
+    return (n - 1.0) / n if centred else 1.0
 
 
 def fuller_scale(M, S, n: int, alpha: float, *, b=None, m_yy: float | None = None,
@@ -291,28 +307,30 @@ def _fold_moments(X, noise_cov, folds: int):
     return Xb, fold, S_k
 
 
-def corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
+def corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid, centred: bool = False) -> np.ndarray:
     """Held-out corrected risk of each correction scale in ``grid``, fold by fold, from per-fold sums: ``G_k``
     (K, p, p) ``sum xbar xbar^T``, ``C_k`` (K, p, p) the summed noise covariances of the means, ``b_k`` (K, p)
     ``sum xbar y`` and ``counts`` (K,) items per fold.  Row ``k`` is ``n_k (w^T (M_k - S_k) w - 2 b_k^T w)`` with
     ``w`` fitted on the other folds (0 for a fold with no item); ``inf`` in every row where a training system
-    ``M - g S`` is not positive definite.  Shared by :func:`cv_correction_scale` and the online learner.
+    ``M - g c S`` is not positive definite (``c`` = :func:`centred_noise_share` of the training items: with
+    ``centred``, an intercept, ``(n_t - 1)/n_t``, the estimator's own correction on those items).  Shared by
+    :func:`cv_correction_scale` and the online learner.
 
     One Cholesky factor ``M = L L^T`` and one eigendecomposition ``L^{-1} S L^{-T} = V diag(k) V^T`` per fold
     give every grid point in ``O(p^2)``: ``(M - g S)^{-1} = L^{-T} V diag(1 / (1 - g k)) V^T L^{-1}``, positive
     definite iff ``g max(k) < 1``.  BLAS runs single-threaded here: on a loaded machine threaded BLAS on these
     small matrices measures 10x slower (69 ms for a 201 x 201 Cholesky factor)."""
     with one_blas_thread():
-        return _cv_fold_risks(G_k, C_k, b_k, counts, np.asarray(grid, dtype=float))
+        return _cv_fold_risks(G_k, C_k, b_k, counts, np.asarray(grid, dtype=float), bool(centred))
 
 
-def corrected_cv_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
+def corrected_cv_risks(G_k, C_k, b_k, counts, grid, centred: bool = False) -> np.ndarray:
     """Summed held-out corrected risk of each correction scale in ``grid`` (:func:`corrected_cv_fold_risks`
     summed over the folds)."""
-    return corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid).sum(axis=0)
+    return corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid, centred).sum(axis=0)
 
 
-def _cv_fold_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
+def _cv_fold_risks(G_k, C_k, b_k, counts, grid, centred=False) -> np.ndarray:
     risks = np.zeros((len(counts), len(grid)))
     total = float(np.sum(counts))
     G, C, B = G_k.sum(0), C_k.sum(0), b_k.sum(0)
@@ -320,7 +338,7 @@ def _cv_fold_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
         if counts[k] <= 0 or total - counts[k] <= 0:
             continue
         nt = total - counts[k]
-        M, S, b = (G - G_k[k]) / nt, (C - C_k[k]) / nt, (B - b_k[k]) / nt
+        M, S, b = (G - G_k[k]) / nt, (C - C_k[k]) * (centred_noise_share(nt, centred) / nt), (B - b_k[k]) / nt
         Hv, bv = (G_k[k] - C_k[k]) / counts[k], b_k[k] / counts[k]
         try:
             L = np.linalg.cholesky(0.5 * (M + M.T))
@@ -369,19 +387,21 @@ def one_se_scale(fold_risks, grid) -> float:
     return float(grid[finite][ok].max())
 
 
-def choose_correction_scale(G_k, C_k, b_k, counts, grid=None) -> float:
+def choose_correction_scale(G_k, C_k, b_k, counts, grid=None, centred: bool = False) -> float:
     """The cross-validated correction scale from per-fold sums (:func:`corrected_cv_fold_risks`, then
     :func:`one_se_scale`; ``grid`` defaults to :data:`CV_GRID`): the rule of ``cv_folds`` in
     :class:`CorrectedLeastSquares` and :class:`nolo.learners.linear.BiasCompensatedRLS`.  ``nan`` if no scale
     gives positive definite training systems."""
     grid = CV_GRID if grid is None else np.asarray(grid, dtype=float)
-    return one_se_scale(corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid), grid)
+    return one_se_scale(corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid, centred), grid)
 
 
-def cv_correction_scale(X, y, noise_cov, folds: int = 5, g_max: float = 1.0) -> tuple[float, np.ndarray]:
+def cv_correction_scale(X, y, noise_cov, folds: int = 5, g_max: float = 1.0,
+                        centred: bool = False) -> tuple[float, np.ndarray]:
     """``(g, risks)``: the cross-validated correction scale (the one-standard-error rule, :func:`one_se_scale`)
     among ``CV_GRID``'s points below ``g_max`` and ``g_max`` itself, and the summed held-out risk of every grid
-    point (``inf`` where a training fold's ``M - g S`` is not positive definite)."""
+    point (``inf`` where a training fold's ``M - g c S`` is not positive definite; ``centred``: the estimator fits
+    an intercept, ``c`` as in :func:`corrected_cv_fold_risks`)."""
     K = check_int(folds, "cv_folds", low=2, high=1000)
     Xb, fold, S_k = _fold_moments(X, noise_cov, K)
     yv = check_array(y, "y", shape=(Xb.shape[0],))
@@ -391,7 +411,7 @@ def cv_correction_scale(X, y, noise_cov, folds: int = 5, g_max: float = 1.0) -> 
     G_k = np.stack([Xb[fold == k].T @ Xb[fold == k] for k in range(K)])
     b_k = np.stack([Xb[fold == k].T @ yv[fold == k] for k in range(K)])
     grid = np.append(CV_GRID[CV_GRID < g_max - 1e-12], g_max) if g_max < 1.0 else CV_GRID
-    fold_risks = corrected_cv_fold_risks(G_k, S_k * counts[:, None, None], b_k, counts, grid)
+    fold_risks = corrected_cv_fold_risks(G_k, S_k * counts[:, None, None], b_k, counts, grid, centred)
     g = one_se_scale(fold_risks, grid)
     if not math.isfinite(g):
         raise NumericalError("cross-validated correction: no correction scale gives a positive definite system")
@@ -424,18 +444,23 @@ def _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items: s
     Xb, S = average_replicates(X, noise_cov)
     yv = check_array(y, "y", shape=(Xb.shape[0],))
     n = Xb.shape[0]
+    nu = n - int(bool(centred))
+    if nu < 1:
+        raise ParameterError(f"corrected least squares with an intercept needs at least 2 items, got {n}")
+    c = centred_noise_share(n, centred)
     M = Xb.T @ Xb / n
     g, lam = 1.0, None
     if scale is not None:
         g, fuller_alpha, cv_folds = float(scale), None, None
     if fuller_alpha is not None:
         a = check_scalar(fuller_alpha, "fuller_alpha", low=0.0, high=1e6)
-        lam, g = fuller_scale(M, S, n, a, b=Xb.T @ yv / n, m_yy=float(yv @ yv) / n, dof=n - int(bool(centred)))
+        lam, g_raw = fuller_scale(M, S, n, a, b=Xb.T @ yv / n, m_yy=float(yv @ yv) / n, dof=nu)
+        g = g_raw / c  # the same solved matrix M - g_raw S, as a share of the consistent correction c S
     if cv_folds is not None:
         K = check_int(cv_folds, "cv_folds", low=2, high=1000)
         if n >= 2 * K or few_items == "raise":
-            g, _ = cv_correction_scale(X, yv, noise_cov, K, g_max=g)
-    A = M - g * S
+            g, _ = cv_correction_scale(X, yv, noise_cov, K, g_max=g, centred=centred)
+    A = M - (g * c) * S
     b = Xb.T @ yv / n
     if radius is not None:
         return ball_constrained_quadratic(A, b, radius), g, lam
@@ -456,19 +481,20 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
 
     The estimate solves ``sum_i phi_i(theta) = 0`` with, per item ``i`` (``z_i = [xbar_i, 1]`` with an intercept),
 
-        phi_i = z_i (y_i - z_i^T theta) + g C_i theta,
+        phi_i = z_i (y_i - z_i^T theta) + g c C_i theta,
 
     ``C_i`` the item's share of the correction: ``Sigma / m_i`` for a known ``Sigma``; for ``noise_cov="estimate"``
-    ``(n c / dof) D_i`` with ``D_i`` the item's within scatter, ``dof = sum_i (m_i - 1)`` and ``c = mean_i 1/m_i``
-    (so that ``sum_i C_i = n c Sigma_hat``: the estimated covariance's own sampling error enters the meat); with
+    ``(n h / dof) D_i`` with ``D_i`` the item's within scatter, ``dof = sum_i (m_i - 1)`` and ``h = mean_i 1/m_i``
+    (so that ``sum_i C_i = n h Sigma_hat``: the estimated covariance's own sampling error enters the meat); with
     ``pooled=False`` each item's own estimate ``D_i / (m_i (m_i - 1))`` instead (every ``m_i >= 2``: the per-item
     correction of :class:`nolo.learners.linear.BiasCompensatedRLS`' ``noise="repeated"``).  With
-    ``A = sum_i z_i z_i^T - g sum_i C_i`` and ``B`` the centred sum of ``phi_i phi_i^T``, the covariance is
+    ``A = sum_i z_i z_i^T - g c sum_i C_i`` and ``B`` the centred sum of ``phi_i phi_i^T``, the covariance is
     ``n / (n - p) A^-1 B A^-T`` (the M-estimation sandwich; Fuller 1987 section 2.2, Carroll et al., *Measurement
     Error in Nonlinear Models*, 2006, appendix B.1) with the degrees-of-freedom factor ``n / (n - p)`` for the ``p``
     coefficients fitted (HC1, MacKinnon & White 1985): without it the standard errors ran about 5 % short at
-    ``n = 100`` (95 % intervals covering 0.927 of 1,000 fits).  ``scale`` is the correction scale ``g`` the fit
-    used; the sandwich treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not
+    ``n = 100`` (95 % intervals covering 0.927 of 1,000 fits).  ``c`` is :func:`centred_noise_share`: ``(n - 1)/n``
+    with an intercept (the consistent correction of the centred moments), 1 without.  ``scale`` is the correction
+    scale ``g`` the fit used (a share of that consistent correction); the sandwich treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not
     defined (no more items than coefficients, a singular ``A``).
     """
     Xb, items = _items(X)
@@ -501,9 +527,10 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
         S = check_noise_covariance(noise_cov, d)
         C[:, :d, :d] = S[None] / counts[:, None, None]
     resid = yv - Z @ theta
-    phi = Z * resid[:, None] + float(scale) * (C @ theta)
+    gc = float(scale) * centred_noise_share(n, intercept is not None) if n >= 2 else float(scale)
+    phi = Z * resid[:, None] + gc * (C @ theta)
     phi = phi - phi.mean(axis=0)
-    A = Z.T @ Z - float(scale) * C.sum(axis=0)
+    A = Z.T @ Z - gc * C.sum(axis=0)
     if n <= p:  # no more items than coefficients: the sandwich is not defined
         return np.full((p, p), np.nan)
     try:

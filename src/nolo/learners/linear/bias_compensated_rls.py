@@ -447,12 +447,13 @@ class BiasCompensatedRLS(NoisyInputLearner):
         fuller = -1.0 if self.fuller_alpha is None else float(self.fuller_alpha)
         yv = np.ascontiguousarray(yv, dtype=np.float64)
         n, t, a = offsets.shape[0] - 1, int(self.t_), 0
+        distinct = int(getattr(self, "_fit_items", 0))  # set while fit replays its items: the count of distinct ones
         while a < n:  # segments end where the cross-validated scale is re-chosen (none without cv_folds)
             e = n if K == 0 else min(n, a + max(nxt - t, 1))
             status = bcrls_loop(
                 R, offsets[a:e + 1], yv[a:e], _MODE[self.noise], k_max, self._sigma(d),
                 bool(self.fit_intercept), float(self.max_correction), fuller, int(self.sweeps), _WARMUP * U.shape[0],
-                t, U, C, b, theta, u, uj, aux, K, FG, FC, Fb, Fn, gcap, W, FW, FP,
+                t, U, C, b, theta, u, uj, aux, K, FG, FC, Fb, Fn, gcap, W, FW, FP, distinct,
             )
             if status < 0:
                 raise NumericalError(
@@ -462,7 +463,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
             t += e - a
             a = e
             if K and t >= nxt:
-                g = choose_correction_scale(FG, self._fold_noise(FC, W, FW, FP, aux[4]), Fb, Fn)
+                g = choose_correction_scale(FG, self._fold_noise(FC, W, FW, FP, aux[4]), Fb, Fn,
+                                            centred=bool(self.fit_intercept))
                 if math.isfinite(g):
                     gcap = g
                 nxt = max(t + 1, math.ceil(1.25 * t))
@@ -500,7 +502,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
         if not self.is_initialized or not self.fold_gram_.shape[0] or self.t_ == 0 or self.cv_next_ >= _NEVER:
             return self
         FC = self._fold_noise(self.fold_correction_, self.scatter_, self.fold_scatter_, self.fold_pool_, self.pool_dof_)
-        g = choose_correction_scale(self.fold_gram_, FC, self.fold_xy_, self.fold_count_)
+        g = choose_correction_scale(self.fold_gram_, FC, self.fold_xy_, self.fold_count_,
+                                    centred=bool(self.fit_intercept))
         if math.isfinite(g):
             self.cv_scale_ = g
         self.cv_next_ = _NEVER
