@@ -16,7 +16,8 @@ def _ragged(seed=0, n=60, d=3):
 
 
 def _direct(items, y, counts, Sigma=None):
-    """Corrected least squares with an intercept, computed from its definition."""
+    """Corrected least squares with an intercept, computed from its definition: the centred moments hold the share
+    (n - 1)/n of the means' noise covariance Sigma mean_i(1/m_i)."""
     n = len(items)
     means = np.array([a.mean(axis=0) for a in items])
     if Sigma is None:
@@ -24,7 +25,7 @@ def _direct(items, y, counts, Sigma=None):
     d = means.shape[1]
     Ma = np.c_[means, np.ones(n)]
     Sa = np.zeros((d + 1, d + 1))
-    Sa[:d, :d] = Sigma * np.mean(1.0 / counts)
+    Sa[:d, :d] = Sigma * np.mean(1.0 / counts) * (n - 1) / n
     return np.linalg.solve(Ma.T @ Ma / n - Sa, Ma.T @ y / n)
 
 

@@ -639,10 +639,8 @@ class CorrectedLeastSquares(_BatchRegressor):
     (0.96, 0.955)
     """
 
-    #: set by :class:`nolo.sklearn_api.CorrectedLeastSquaresRegressor`, which centres the readings and the target
-    #: itself: Fuller's degrees of freedom are then ``n - 1`` as with ``fit_intercept``
-    _centred_outside = False
-    #: set by the same estimator's bootstrap: every replicate solves with the fitted correction scale
+    #: set by :meth:`nolo.sklearn_api.CorrectedLeastSquaresRegressor.bootstrap`: every replicate solves with the
+    #: fitted correction scale
     _fixed_scale = None
 
     def __init__(self, noise_cov="estimate", radius=None, fit_intercept=False, fuller_alpha=None, cv_folds=5):
@@ -663,7 +661,7 @@ class CorrectedLeastSquares(_BatchRegressor):
         self._validate_params()
         Xa, S = with_constant_feature(X, self.noise_cov) if self.fit_intercept else (X, self.noise_cov)
         w, g, lam = _corrected_fit(Xa, y, S, self.radius, self.fuller_alpha, self.cv_folds, few_items="full",
-                                   centred=bool(self.fit_intercept) or self._centred_outside, scale=self._fixed_scale)
+                                   centred=bool(self.fit_intercept), scale=self._fixed_scale)
         coef, intercept = (w[:-1], float(w[-1])) if self.fit_intercept else (w, 0.0)
         if lam is not None:
             self.lambda_hat_ = lam

@@ -376,9 +376,11 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
         if not isinstance(S, str):
             d = V.shape[2] if isinstance(V, np.ndarray) else V[0].shape[1]
             S = scaler.noise_cov(check_noise_covariance(S, d))
-        est = CorrectedLeastSquares(noise_cov=S, radius=self.radius, fuller_alpha=self.fuller_alpha,
-                                    cv_folds=self.cv_folds)
-        est._centred_outside = bool(self.fit_intercept)  # the standardisation centred X and y: n - 1 for Fuller
+        # the standardisation centred X and y; the intercept is still fitted (zero here, up to rounding) so that the
+        # estimator's centred correction, Fuller's degrees of freedom and the folds' own re-centring are those of
+        # CorrectedLeastSquares(fit_intercept=True) on the raw readings, which is translation-equivariant
+        est = CorrectedLeastSquares(noise_cov=S, radius=self.radius, fit_intercept=bool(self.fit_intercept),
+                                    fuller_alpha=self.fuller_alpha, cv_folds=self.cv_folds)
         est._fixed_scale = self._fixed_scale
         return est, None
 
