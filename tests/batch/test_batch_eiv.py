@@ -393,3 +393,52 @@ def test_intercept_small_n_slope_bias_monte_carlo():
     assert np.all(old > new)
     assert abs(bias_new) <= abs(bias_old) - 10 * se(old - new), (bias_new, bias_old, se(old - new))
     assert abs(bias_new) < 0.02 + 3 * se(new), (bias_new, se(new))
+
+
+def _fuller_book_form(xbar, y, S, alpha, intercept):
+    """Fuller's modified estimator written independently in the book's notation (1987, section 2.5.1): moments
+    about the mean on nu = n - 1 degrees of freedom with an intercept (raw moments on nu = n without),
+    ``lambda_F`` the smallest root of ``|m_ZZ - lambda blockdiag(0, S)| = 0`` for ``Z = (y, x)`` (computed here as
+    the reciprocal of the largest generalised eigenvalue of ``(blockdiag(0, S), m_ZZ)``), ``H = m_xx - S`` if
+    ``lambda_F >= 1 + 1/nu`` else ``m_xx - (lambda_F - 1/nu) S``, and ``beta = (H + (alpha/nu) S)^{-1} m_xy``; the
+    threshold, the shift and the degrees of freedom as lavaan's ``lav_sam_veta`` (R/lav_sam_utils.R) has them."""
+    n = xbar.shape[0]
+    Z = np.column_stack([y, xbar])
+    if intercept:
+        Z = Z - Z.mean(axis=0)
+    nu = n - 1 if intercept else n
+    m = Z.T @ Z / nu
+    d = xbar.shape[1]
+    B = np.zeros((d + 1, d + 1))
+    B[1:, 1:] = S
+    lam = 1.0 / scipy.linalg.eigh(B, m, eigvals_only=True)[-1]
+    H = m[1:, 1:] - (S if lam >= 1 + 1 / nu else (lam - 1 / nu) * S)
+    beta = np.linalg.solve(H + (alpha / nu) * S, m[1:, 0])
+    return beta, lam, nu
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+@pytest.mark.parametrize("alpha", [0.0, 1.0, 4.0])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fuller_equals_an_independent_book_form(intercept, alpha, seed):
+    # small cases, both branches of the threshold: n = 12 items, d = 2, 2 readings, known Sigma; with seed 0 the
+    # target is nearly a function of the readings (small lambda_F), with 1 and 2 a noisy target (large lambda_F)
+    rng = np.random.default_rng([seed, 11])
+    n, d = 12, 2
+    X = rng.normal(size=(n, d)) + 3.0
+    Sigma = np.array([[0.4, 0.1], [0.1, 0.3]])
+    R = X[:, None, :] + rng.normal(size=(n, 2, d)) @ np.linalg.cholesky(Sigma).T
+    xbar = R.mean(axis=1)
+    y = xbar @ np.array([1.0, -0.5]) + 2.0 if seed == 0 else X @ np.array([1.0, -0.5]) + 2.0 + rng.normal(size=n)
+    beta, lam_book, nu = _fuller_book_form(xbar, y, Sigma / 2, alpha, intercept)
+    est = CorrectedLeastSquares(noise_cov=Sigma, fit_intercept=intercept, fuller_alpha=alpha, cv_folds=None).fit(R, y)
+    assert est.coef_ == pytest.approx(beta, rel=1e-9)
+    # nolo's root is on the divisor-n moments: lambda_F = (n / nu) lambda_hat_
+    assert (n / nu) * est.lambda_hat_ == pytest.approx(lam_book, rel=1e-9)
+    # the reported scale is the share of the consistent correction (nu/n) S of the divisor-n moments, which is
+    # the book's multiple of S on nu degrees of freedom: min(1 - alpha/nu, lambda_F - (1 + alpha)/nu)
+    assert est.correction_scale_ == pytest.approx(min(1 - alpha / nu, lam_book - (1 + alpha) / nu), rel=1e-9)
+    if intercept:
+        assert est.intercept_ == pytest.approx(y.mean() - xbar.mean(axis=0) @ beta, rel=1e-9)
+    # which branch this case exercises (both occur over the seeds)
+    assert (lam_book < 1 + 1 / nu) == (seed == 0)
