@@ -18,39 +18,58 @@ Models*, 1987, sections 1.2 and 2.3):
 
 Repeated measurements ``(n, m, d)`` -- or ragged, a list of ``(m_i, d)`` arrays -- are averaged per item (the
 mean of ``m_i`` independent copies has covariance ``Sigma / m_i``; the correction is their average
-``Sigma mean_i(1/m_i)``); with ``noise_cov="estimate"`` ``Sigma`` is the pooled within-item covariance of the
+``S = Sigma mean_i(1/m_i)``); with ``noise_cov="estimate"`` ``Sigma`` is the pooled within-item covariance of the
 replicates.
+
+**With an intercept** (``fit_intercept``, a noiseless constant feature; the scikit-learn estimators) the slopes
+solve the centred normal equations, and the centred moments of the item means hold the share ``(n - 1)/n`` of
+their noise: ``E sum_i (xbar_i - xbar)(xbar_i - xbar)^T = (n - 1)(C + S)`` (``C`` the clean covariance; for
+unequal ``m_i`` too, :func:`centred_noise_share`).  The consistent correction is the book's -- the moments about
+the mean on ``n - 1`` degrees of freedom minus ``S`` (Fuller 1987, section 2.2) -- which is ``M - c S`` with
+``c = (n - 1)/n`` for nolo's moments ``M = Xbar^T Xbar / n`` (``c = 1`` without an intercept).  Every correction
+scale ``g`` (``correction_scale_``: 1 the full correction, Fuller's, the cross-validated one) is a share of that
+``c S``; the solved matrix is ``M - g c S``.  Subtracting ``S`` itself over-corrects by ``S / n``.
 
 **Small-sample modification** (``fuller_alpha``; Fuller 1987, section 2.5.1, the modified estimator for the model
 with an error in the equation and a known measurement covariance of ``x``; section 3.1.1 for unequal per-item
-covariances, whose average ``S`` enters here).  With ``Z = (y, x)``, ``M_ZZ`` the moment matrix of
-``(y_i, xbar_i)`` and ``S_ZZ = blockdiag(0, S)`` (the error of ``y`` is not known apart from the equation error,
-so its entry is 0; ``S`` the noise covariance of the means), ``lambda_hat`` is the smallest root of
-``|M_ZZ - lambda S_ZZ| = 0`` -- the joint moments, not those of ``x`` alone; equivalently the smallest root of
-``|M - b b^T / m_yy - lambda S| = 0`` with ``M = Xbar^T Xbar / n``, ``b = Xbar^T y / n``, ``m_yy = y^T y / n``.
-In the book's notation, with moments ``m`` on ``nu`` degrees of freedom (``nu = n - 1`` for moments about the mean),
-the estimate is ``(H + (alpha/nu) S)^{-1} m_xy`` with ``H = m_xx - S`` if ``lambda_F >= 1 + 1/nu`` and
-``H = m_xx - (lambda_F - 1/nu) S`` otherwise.  nolo's ``M`` has divisor ``n`` (an intercept is a noiseless
-constant feature, minimised out of the root with ``y``, which leaves the centred moments), so ``lambda_F =
-(n/nu) lambda_hat`` and the same estimate is ``(M - g S)^{-1} b`` with
+covariances, whose average ``S`` enters here).  With ``Z = (y, x)``, ``m_ZZ`` the moment matrix of
+``(y_i, xbar_i)`` on ``nu`` degrees of freedom (``nu = n - 1`` about the mean with an intercept, raw moments and
+``nu = n`` without) and ``S_ZZ = blockdiag(0, S)`` (the error of ``y`` is not known apart from the equation error,
+so its entry is 0), ``lambda_F`` is the smallest root of ``|m_ZZ - lambda S_ZZ| = 0`` -- the joint moments, not
+those of ``x`` alone -- and the estimate is ``(H + (alpha/nu) S)^{-1} m_xy`` with ``H = m_xx - S`` if
+``lambda_F >= 1 + 1/nu`` and ``H = m_xx - (lambda_F - 1/nu) S`` otherwise, i.e. the correction scale
 
-    g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n),
+    g = min(1 - alpha/nu, lambda_F - (1 + alpha)/nu)
 
-``nu = n - 1`` with an intercept (``fit_intercept``, or the scikit-learn estimators, which centre) and ``nu = n``
-without one.  The solved matrix is positive definite (its smallest root relative to ``S`` is at least
-``(1 + alpha)/n``), so the estimator has finite moments; ``g`` is negative when ``lambda_hat < (1 + alpha)/n``.
-``alpha = 1`` makes the estimator nearly unbiased and ``alpha = 4`` gives a smaller mean squared error (to the order
-of the book's approximations).  With ``noise_cov="estimate"`` the pooled ``S`` is plugged in (the book's variant
-for an estimated covariance is not implemented).
+of ``S`` on the ``nu``-moments, the share ``g`` of the consistent correction ``c S`` above (``c = nu/n``).
+nolo computes the root on its divisor-``n`` moments: ``lambda_hat_`` is the smallest root of ``|M - b b^T / m_yy -
+lambda S| = 0`` (``b = Xbar^T y / n``, ``m_yy = y^T y / n``; the intercept's constant minimised out with ``y``,
+which leaves the centred moments), and ``lambda_F = (n/nu) lambda_hat_`` (:func:`fuller_scale` returns
+``lambda_hat`` and the same scale as a multiple of ``S``, ``c g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n)``).
+The solved matrix is positive definite (its smallest root relative to ``S`` is at least ``(1 + alpha)/n``), so the
+estimator has finite moments; ``g`` is negative when ``lambda_F < (1 + alpha)/nu``.  ``alpha = 1`` makes the
+estimator nearly unbiased and ``alpha = 4`` gives a smaller mean squared error (to the order of the book's
+approximations).  With ``noise_cov="estimate"`` the pooled ``S`` is plugged in (the book's variant for an
+estimated covariance is not implemented).
 
-Source of the statement: the joint-moment form as reconstructed from the book's sections 2.5.1 and 3.1.1 by an
-independent reading -- the text was not at hand to check the constants against -- and the same construction in
-lavaan's ``sam()`` (Rosseel & Loh, *Psychological Methods*, 2022), which takes ``lambda_hat`` from the joint
-covariance of all the variables of its structural model, outcomes included, with the threshold ``1 + 1/(n - 1)``
-and the shift ``lambda_hat - 1/(n - 1)``, citing Fuller (1987).  Measured (``d = 1``, ``n = 15``, reliability of
-the mean 0.8, 4,000 fits; docs/eiv.md, section 2b): ``alpha = 1`` has mean 1.016 without an
-intercept and 1.013 with one for a true slope of 1, ``alpha = 4`` the smallest mean squared error; the earlier
-form (the root of ``M`` alone, ``nu = n``) had mean 1.04-1.07.
+Sources checked, and what each confirms (the book's own text was not available to compare against):
+
+* lavaan (Rosseel & Loh, *Psychological Methods*, 2022; ``R/lav_sam_utils.R``, ``lav_sam_veta``), which cites
+  Fuller (1987) for it: the root from the joint covariance of all the variables of the structural model, outcomes
+  included (``|MSM - lambda MTM| = 0``), the threshold ``1 + 1/(N - 1)``, the shift ``lambda - 1/(N - 1)`` and
+  ``alpha/(N - 1)`` -- the degrees of freedom ``nu = n - 1`` of moments about the mean, not ``n`` and not ``n``
+  minus the number of coefficients.  lavaan applies ``alpha`` as a factor ``1 - alpha/(N - 1)`` on the error
+  covariance before the root: the same estimate as ``H + (alpha/nu) S`` when ``lambda >= 1 + 1/nu``; in the
+  other branch its ``alpha`` changes only the ``1/nu`` term, where the form above adds ``(alpha/nu) S``.
+* Fuller's (1977) modification of LIML, the same construction for instrumental variables (linearmodels'
+  ``IVLIML(fuller=alpha)``; R ivmodel's ``Fuller``, ``k = k_LIML - b/(n - L - p)``, ``k_LIML`` the smallest root
+  of ``det(L^T L - k L^T R_Z L) = 0`` with ``L = (Y, D)``, the outcome included): per unit of the error
+  covariance, ``alpha`` over the degrees of freedom of the moment matrix, ``n`` less the exactly measured
+  regressors partialled out (here the intercept) -- again ``n - 1``, not ``n - p`` for ``p`` coefficients.
+* An independent implementation of the form above in the book's notation agrees with this module to 1e-9 in
+  both branches, with and without an intercept (``tests/batch/test_batch_eiv.py``); measured (``d = 1``,
+  ``n = 15``, reliability of the mean 0.8, 4,000 fits; docs/eiv.md, section 2b): ``alpha = 1`` has mean 1.016
+  without an intercept and 1.013 with one for a true slope of 1, ``alpha = 4`` the smallest mean squared error.
 
 **Cross-validated correction scale** (``cv_folds``, default 5 in :class:`CorrectedLeastSquares`; nolo's
 construction, not from the book): solve ``(M - g S) w = b`` with ``g`` picked from ``0, 0.05, ..., 1`` (capped by
@@ -191,8 +210,10 @@ def centred_noise_share(n: float, centred: bool) -> float:
 def fuller_scale(M, S, n: int, alpha: float, *, b=None, m_yy: float | None = None,
                  dof: float | None = None) -> tuple[float, float]:
     """``(lambda_hat, g)``: the smallest root ``lambda_hat`` of a determinantal equation and Fuller's correction
-    scale ``g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n)`` (module docstring), ``n`` the divisor of ``M``
-    and ``nu`` (``dof``, default ``n``) the degrees of freedom of the moments (``n - 1`` when they are centred).
+    scale ``g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n)`` as a multiple of ``S`` (module docstring), ``n``
+    the divisor of ``M`` and ``nu`` (``dof``, default ``n``) the degrees of freedom of the moments (``n - 1`` when
+    they are centred).  In the book's terms (moments on ``nu`` degrees of freedom) the root is ``(n/nu)
+    lambda_hat`` and the scale ``(n/nu) g``, the share of the consistent correction ``(nu/n) S``.
 
     With ``b`` (the cross moments ``Xbar^T y / n``) and ``m_yy`` (``y^T y / n``): Fuller's root, of the joint
     equation ``|M_ZZ - lambda blockdiag(0, S)| = 0`` for ``Z = (y, x)`` (1987, section 2.5.1) -- the target is
@@ -610,7 +631,8 @@ class CorrectedLeastSquares(_BatchRegressor):
     from replicates), ``radius`` (optional ball constraint ``||w|| <= radius``;
     with an intercept it bounds ``(coef, intercept)`` jointly), ``fit_intercept``
     (default False; True appends a constant feature with zero noise, the batch
-    counterpart of :class:`nolo.learners.linear.BiasCompensatedRLS`' default),
+    counterpart of :class:`nolo.learners.linear.BiasCompensatedRLS`' default, and corrects the centred moments
+    by the share ``(n - 1)/n`` of the noise they hold -- module docstring),
     ``fuller_alpha`` (None, or ``alpha >= 0`` for Fuller's small-sample
     modification, 1987 section 2.5.1 -- see the module docstring; 1 nearly unbiased, 4 a smaller mean squared
     error),
@@ -620,8 +642,9 @@ class CorrectedLeastSquares(_BatchRegressor):
     None: always the full correction).
     ``fit(X, y)`` with ``X`` of shape ``(n, d)``, ``(n, m, d)`` or a list of
     ``(m_i, d)`` arrays.  Fitted: ``coef_``, ``intercept_`` and, with
-    ``fuller_alpha``, ``lambda_hat_``, and with ``fuller_alpha`` or ``cv_folds``
-    ``correction_scale_`` (``g``; 1 otherwise).
+    ``fuller_alpha``, ``lambda_hat_`` (the root on the divisor-``n`` moments; the book's is ``n/nu`` times it), and
+    with ``fuller_alpha`` or ``cv_folds`` ``correction_scale_`` (``g``, the share of the consistent correction; 1
+    otherwise).
 
     Examples
     --------

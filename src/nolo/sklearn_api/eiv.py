@@ -154,10 +154,10 @@ class EIVRegressor(_SandwichInference, LinearReadingsRegressor):
         The safeguard's bound on the share of the Gram matrix the correction may remove.
     fuller_alpha : float >= 0 or None, default None
         Fuller's small-sample guard (Fuller 1987, section 2.5.1; see
-        :class:`nolo.learners.linear.BiasCompensatedRLS`): caps the correction scale at
-        ``max(0, min((nu - alpha)/t, lambda_hat - (1 + alpha)/t))``, ``lambda_hat`` the smallest root of the joint
-        moments of ``(y, xbar)`` against the noise (``nu = t - 1`` with the intercept).  ``t`` counts the items
-        played, so later passes of ``fit`` relax it as if there were ``t`` distinct items.  1: nearly unbiased;
+        :class:`nolo.learners.linear.BiasCompensatedRLS`): caps the share of the consistent correction at
+        ``max(0, min(1 - alpha/nu, lambda_F - (1 + alpha)/nu))``, ``lambda_F`` the smallest root of the joint
+        moments of ``(y, xbar)`` on ``nu`` degrees of freedom against the noise (``nu = t - 1`` with the
+        intercept, ``t`` the distinct items: the passes of ``fit`` replay the same ones).  1: nearly unbiased;
         4: a smaller mean squared error.
     cv_folds : int >= 2 or None, default 5
         The guard against an ill-posed correction (:class:`nolo.learners.linear.BiasCompensatedRLS`): the
@@ -281,8 +281,10 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
     """Batch errors-in-variables (corrected, method-of-moments) least squares on repeated readings.
 
     A wrapper of :class:`nolo.batch.CorrectedLeastSquares` (Fuller 1987, section 2.2) on the standardised
-    readings: ``w = (Xbar^T Xbar / n - Sigma mean_i(1/m_i))^{-1} Xbar^T y / n`` with ``Xbar`` the per-item
-    means, centred when ``fit_intercept``.  Items may have different numbers of readings ``m_i`` (a ragged list
+    readings: ``w = (Xbar^T Xbar / nu - Sigma mean_i(1/m_i))^{-1} Xbar^T y / nu`` with ``Xbar`` the per-item
+    means, centred with ``nu = n - 1`` degrees of freedom when ``fit_intercept`` (the centred moments are unbiased
+    for the clean covariance plus the means' noise ``Sigma mean_i(1/m_i)``; Fuller 1987, section 2.2), raw with
+    ``nu = n`` otherwise.  Items may have different numbers of readings ``m_i`` (a ragged list
     or a long table with ``groups``): the mean of item ``i`` has noise covariance ``Sigma / m_i``, and
     ``"estimate"`` pools the within-item spread over the items with ``m_i >= 2`` (items read once still count in
     the moments; docs/eiv.md#2c-unbalanced-designs-items-with-one-reading).  No ``partial_fit`` (a batch solve).
@@ -308,9 +310,9 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
     fit_intercept : bool, default True
     fuller_alpha : float >= 0 or None, default None
         Fuller's small-sample modification (1987, section 2.5.1; :class:`nolo.batch.CorrectedLeastSquares`, whose
-        module docstring states it): the correction scale from the smallest root of the joint moments of
-        ``(y, xbar)`` against the noise, with ``n - 1`` degrees of freedom when ``fit_intercept`` (the
-        standardisation centres).  The corrected moment matrix is always positive definite, so the fit never
+        module docstring states it and the sources its constants were checked against): the correction scale
+        from the smallest root of the joint moments of ``(y, xbar)`` against the noise, with ``n - 1`` degrees
+        of freedom when ``fit_intercept``.  The corrected moment matrix is always positive definite, so the fit never
         fails on an ill-posed sample.  1: nearly unbiased; 4: a smaller mean squared error.
     cv_folds : int >= 2 or None, default 5
         Pick the correction scale ``g`` of ``M - g S`` in ``0, 0.05, ..., 1`` by K-fold cross-validation of the
