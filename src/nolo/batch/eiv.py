@@ -515,8 +515,9 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
     coefficients fitted (HC1, MacKinnon & White 1985): without it the standard errors ran about 5 % short at
     ``n = 100`` (95 % intervals covering 0.927 of 1,000 fits).  ``c`` is :func:`centred_noise_share`: ``(n - 1)/n``
     with an intercept (the consistent correction of the centred moments), 1 without.  ``scale`` is the correction
-    scale ``g`` the fit used (a share of that consistent correction); the sandwich treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not
-    defined (no more items than coefficients, a singular ``A``).
+    scale ``g`` the fit used (a share of that consistent correction); the sandwich treats it as fixed (a
+    cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not defined (no more items than
+    coefficients, a singular ``A``).
     """
     Xb, items = _items(X)
     n, d = Xb.shape

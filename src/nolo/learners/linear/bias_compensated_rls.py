@@ -102,12 +102,12 @@ class BiasCompensatedRLS(NoisyInputLearner):
     lambda C_t| = 0``, and the scale is further capped, ``c_t gamma_t <= max(0, min((nu - alpha_F) / t, lambda_J -
     (1 + alpha_F) / t))`` (``nu = t - 1`` with the intercept, ``t`` without; ``gamma_t <= max(0, min(1 - alpha_F /
     nu, (t / nu) lambda_J - (1 + alpha_F) / nu))``, the book's form on ``nu`` degrees of freedom), Fuller's ``g``
-    floored at 0 (the batch estimator allows a negative ``g``; the fixed point needs ``gamma >= 0``).  ``rho_J`` is tracked
-    by a second power vector (``power_joint_``): per sweep one generalised power step on ``(M, Q)``,
+    floored at 0 (the batch estimator allows a negative ``g``; the fixed point needs ``gamma >= 0``).  ``rho_J`` is
+    tracked by a second power vector (``power_joint_``): per sweep one generalised power step on ``(M, Q)``,
     ``M = U^{-T} C_t U^{-1}``, ``Q = I - v v^T / sum y^2``, ``v = U^{-T} b_t`` (``Q^{-1}`` by Sherman-Morrison), and
     its Rayleigh quotient, at least ``rho_``, a lower estimate like ``rho_`` (``rho_joint_``; ``yy_`` is
     ``sum y^2``): ``3 p^2`` more per sweep, only with ``fuller_alpha``.  With the default
-    ``max_correction = 0.9`` the cap ``0.9 / rho_t`` is the tighter one unless ``lambda_J`` is close to 1 or below
+    ``max_correction = 0.9`` the cap ``0.9 / (c_t rho_t)`` is the tighter one unless ``lambda_J`` is close to 1 or below
     -- the target nearly a function of the clean inputs, or few items; with ``max_correction`` close to 1 Fuller's
     rule is the guard.
 
