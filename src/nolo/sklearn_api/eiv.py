@@ -168,8 +168,8 @@ class EIVRegressor(_SandwichInference, LinearReadingsRegressor):
         None: the full correction (under ``max_correction``).
     sweeps : int >= 1, default 3
         Fixed-point steps per item (the learner's default is 1; 3 makes one pass track the solution closely:
-        on the README's example with 2 readings of sd 1, 500 items, R^2 0.936 / 0.948 / 0.950 after one pass with
-        1 / 3 / 10 sweeps, 0.950 for the batch solution).
+        on the README's example with 2 readings of sd 1, 500 items, R^2 0.946 / 0.951 / 0.952 after one pass with
+        1 / 3 / 10 sweeps, 0.952 for the batch solution).
     max_iter : int >= 1, default 10
     tol : float >= 0, default 1e-3
         Relative change of the coefficients between passes that counts as converged (5 passes on that example,
