@@ -72,8 +72,9 @@ Sources checked, and what each confirms (the book's own text was not available t
   without an intercept and 1.013 with one for a true slope of 1, ``alpha = 4`` the smallest mean squared error.
 
 **Cross-validated correction scale** (``cv_folds``, default 5 in :class:`CorrectedLeastSquares`; nolo's
-construction, not from the book): solve ``(M - g S) w = b`` with ``g`` picked from ``0, 0.05, ..., 1`` (capped by
-Fuller's ``g`` when both are given; the cap itself is a candidate) by K-fold cross-validation of the *corrected*
+construction, not from the book): solve ``(M - g c S) w = b`` with ``g`` picked from ``0, 0.05, ..., 1`` (capped by
+Fuller's ``g`` when both are given; the cap itself is a candidate; ``c`` the centred share above, each training
+fold with its own) by K-fold cross-validation of the *corrected*
 held-out risk ``w^T (M_k - S_k) w - 2 b_k^T w`` (fold ``k``'s own moments and noise covariance), which is an
 unbiased estimate of the clean-input squared error of ``w`` up to a constant -- so the folds score what the
 estimator is for (prediction at clean inputs), not the noisy-input error that ordinary least squares on the
