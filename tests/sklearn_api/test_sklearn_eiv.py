@@ -113,3 +113,25 @@ def test_eiv_regressor_one_pass_keeps_choosing_in_partial_fit():
     assert est.learner_.cv_next_ < 10**6  # one pass: nothing replayed, nothing frozen
     est.partial_fit(R[200:], y[200:])
     assert est.learner_.t_ == 400 and est.learner_.fold_count_.sum() == 400 and est.learner_.cv_next_ < 10**6
+
+
+def test_eiv_regressor_passes_count_distinct_items_for_fuller_and_the_centred_share():
+    # 40 items replayed over 10 passes (400 items played): Fuller's degrees of freedom and the centred share are
+    # those of the 40 distinct items, so the online fit is the batch one; here Fuller's scale is 1 - alpha/nu with
+    # nu = 39 (the large-root branch), 0.97436
+    import warnings
+
+    rng = np.random.default_rng(3)
+    n = 40
+    x = rng.normal(size=(n, 2))
+    y = x @ np.array([1.0, -0.5]) + 1.0 + 0.2 * rng.normal(size=n)
+    R = x[:, None, :] + 0.8 * rng.normal(size=(n, 2, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tol=0: every pass is played
+        e = EIVRegressor(fuller_alpha=1.0, cv_folds=None, max_correction=0.99, sweeps=20, max_iter=10, tol=0.0,
+                         shuffle=False).fit(R, y)
+    c = CorrectedLeastSquaresRegressor(fuller_alpha=1.0, cv_folds=None).fit(R, y)
+    assert e.learner_.t_ == 400
+    assert e.correction_scale_ == pytest.approx(c.correction_scale_, rel=1e-9)
+    assert c.correction_scale_ == pytest.approx(1.0 - 1.0 / 39.0, rel=1e-12)
+    np.testing.assert_allclose(e.coef_, c.coef_, rtol=1e-7)
