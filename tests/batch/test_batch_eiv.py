@@ -49,11 +49,14 @@ def test_fuller_hand_worked_large_root():
 
 def test_fuller_hand_worked_with_intercept_uses_n_minus_1():
     # the same items shifted by 5 with an intercept: centred moments as above, nu = n - 1 = 3 degrees of freedom;
-    # g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n) = min(2/4, 8/5 - 2/4) = 1/2 -> w = 4 / (4 - 1/4) = 16/15
+    # g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n) = min(2/4, 8/5 - 2/4) = 1/2 of S -> w = 4 / (4 - 1/4) = 16/15.
+    # In the book's terms (moments on nu = 3 d.f.: m_xx = 16/3, lambda_F = (n/nu) lambda_hat = 32/15) the scale of
+    # S is min(1 - alpha/nu, lambda_F - (1 + alpha)/nu) = 2/3, reported as the share of the consistent correction
+    # c S = (3/4) S: 2/3 * 3/4 = 1/2, the same solved matrix
     R = _same_readings([7.0, 7.0, 3.0, 3.0])
     y = np.array([3.0, 1.0, -1.0, -3.0]) + 10.0
     est = CorrectedLeastSquares(noise_cov=1.0, fit_intercept=True, fuller_alpha=1.0, cv_folds=None).fit(R, y)
-    assert est.lambda_hat_ == pytest.approx(1.6) and est.correction_scale_ == pytest.approx(0.5)
+    assert est.lambda_hat_ == pytest.approx(1.6) and est.correction_scale_ == pytest.approx(2.0 / 3.0)
     assert est.coef_ == pytest.approx([16.0 / 15.0], rel=1e-12)
     assert est.intercept_ == pytest.approx(10.0 - 5.0 * 16.0 / 15.0, rel=1e-12)
 
@@ -179,13 +182,18 @@ def test_ragged_matches_direct_computation():
     K = np.diag([0.2, 0.4, 0.1])
     ref_k = np.linalg.solve(means.T @ means / 40 - K * np.mean(1.0 / counts), means.T @ y / 40)
     assert corrected_least_squares(items, y, K) == pytest.approx(ref_k, rel=1e-10)
-    # with an intercept: a constant feature with no noise
+    # with an intercept: a constant feature with no noise, and the centred moments' share (n - 1)/n of the noise
     est = CorrectedLeastSquares(noise_cov=K, fit_intercept=True, cv_folds=None).fit(items, y)
     Ma = np.c_[means, np.ones(40)]
     Ka = np.zeros((4, 4))
-    Ka[:3, :3] = K * np.mean(1.0 / counts)
+    Ka[:3, :3] = K * np.mean(1.0 / counts) * (39 / 40)
     wa = np.linalg.solve(Ma.T @ Ma / 40 - Ka, Ma.T @ y / 40)
     assert np.append(est.coef_, est.intercept_) == pytest.approx(wa, rel=1e-10)
+    # = the slopes of the centred moments with divisor n - 1 minus S, the intercept through the means
+    mc, yc = means - means.mean(axis=0), y - y.mean()
+    slopes = np.linalg.solve(mc.T @ mc / 39 - K * np.mean(1.0 / counts), mc.T @ yc / 39)
+    assert est.coef_ == pytest.approx(slopes, rel=1e-10)
+    assert est.intercept_ == pytest.approx(y.mean() - means.mean(axis=0) @ slopes, rel=1e-10)
 
 
 def test_ragged_equal_counts_is_the_dense_estimate():
@@ -330,3 +338,107 @@ def test_cv_with_fuller_cap_keeps_the_cap_as_a_candidate():
     R, y, _, _ = _cell(1, 8, 0.5, n=400, d=3)  # well posed: the rule keeps the largest candidate, the cap
     g, risks = cv_correction_scale(R, y, "estimate", 5, g_max=0.987)
     assert g == 0.987 and risks.shape == (21,)  # 0, 0.05, ..., 0.95 and the cap
+
+
+def test_intercept_hand_worked_centred_moments_on_n_minus_1():
+    # d = 1, n = 3 items, unbalanced: readings (1, 3), (4), (5, 6, 7) -> means 2, 4, 6 (m = 2, 1, 3), y = (3, 4, 8).
+    # Centred: x - 4 = (-2, 0, 2), y - 5 = (-2, -1, 3); S_xx = 8, S_xy = 4 + 0 + 6 = 10, on n - 1 = 2 d.f.:
+    # s_xx = 4, s_xy = 5.  The noise of item i's mean is Sigma/m_i; their average is S = Sigma (1/2 + 1 + 1/3)/3
+    # = Sigma 11/18, and E S_xx = (n - 1)(sigma_x^2 + S), so the corrected moment is s_xx - S.
+    # Known Sigma = 1: S = 11/18, s_xx - S = 61/18, slope 5 / (61/18) = 90/61, intercept 5 - 4 * 90/61 = -55/61.
+    # (Subtracting S from the divisor-n moments instead: (8/3 - 11/18) = 37/18, slope (10/3)/(37/18) = 60/37.)
+    items = [np.array([[1.0], [3.0]]), np.array([[4.0]]), np.array([[5.0], [6.0], [7.0]])]
+    y = np.array([3.0, 4.0, 8.0])
+    est = CorrectedLeastSquares(noise_cov=1.0, fit_intercept=True, cv_folds=None).fit(items, y)
+    assert est.coef_ == pytest.approx([90.0 / 61.0], rel=1e-12)
+    assert est.intercept_ == pytest.approx(-55.0 / 61.0, rel=1e-12)
+    assert est.correction_scale_ == 1.0
+    # Estimated Sigma: pooled within-item scatter (1 + 1) + (1 + 0 + 1) = 4 on (1 + 0 + 2) = 3 d.f. -> 4/3;
+    # S = (4/3)(11/18) = 22/27, s_xx - S = 86/27, slope 5 * 27/86 = 135/86, intercept 5 - 4 * 135/86 = -55/43.
+    est = CorrectedLeastSquares(noise_cov="estimate", fit_intercept=True, cv_folds=None).fit(items, y)
+    assert est.coef_ == pytest.approx([135.0 / 86.0], rel=1e-12)
+    assert est.intercept_ == pytest.approx(-55.0 / 43.0, rel=1e-12)
+    # the scikit-learn estimator (standardised internally, an intercept) gives the same line
+    from nolo.sklearn_api import CorrectedLeastSquaresRegressor
+
+    skl = CorrectedLeastSquaresRegressor(noise_cov=1.0, cv_folds=None).fit(items, y)
+    assert skl.coef_ == pytest.approx([90.0 / 61.0], rel=1e-10)
+    assert skl.intercept_ == pytest.approx(-55.0 / 61.0, rel=1e-10)
+    # no intercept: the raw moments with divisor n, minus S (nothing is centred): M = (4 + 16 + 36)/3 = 56/3,
+    # b = (6 + 16 + 48)/3 = 70/3, (56/3 - 11/18) w = 70/3 -> w = 420/325 = 84/65
+    est = CorrectedLeastSquares(noise_cov=1.0, cv_folds=None).fit(items, y)
+    assert est.coef_ == pytest.approx([84.0 / 65.0], rel=1e-12)
+
+
+def test_intercept_small_n_slope_bias_monte_carlo():
+    """n = 20 items, slope 1, intercept 2, x ~ N(0, 1), target noise sd 0.5, two readings of noise variance 0.25
+    (S = 0.125), known noise covariance, 2,000 fits with a fixed seed.  The consistent form (centred moments on
+    n - 1 d.f. minus S) against subtracting S from the divisor-n centred moments, which over-corrects by S/n: the
+    slope of the latter is larger in every fit (``S_xy / (S_xx - n S)`` against ``S_xy / (S_xx - (n - 1) S)``), and
+    its upward bias is larger.  Measured on these draws (4,000 fits, the same seed): bias 0.0185 (standard error
+    0.0028) against 0.0266 (0.0029); the paired difference 0.0082 (0.0002).  What is left is the ratio's own
+    O(1/n) bias (a random denominator), within a few standard errors of 0.02."""
+    rng = np.random.default_rng(20)
+    n, fits = 20, 2000
+    new, old = np.empty(fits), np.empty(fits)
+    for k in range(fits):
+        x = rng.normal(size=n)
+        y = 2.0 + x + 0.5 * rng.normal(size=n)
+        R = x[:, None, None] + 0.5 * rng.normal(size=(n, 2, 1))
+        new[k] = CorrectedLeastSquares(noise_cov=0.25, fit_intercept=True, cv_folds=None).fit(R, y).coef_[0]
+        xc = R.mean(axis=1)[:, 0] - R.mean(axis=1)[:, 0].mean()
+        old[k] = (xc @ (y - y.mean()) / n) / (xc @ xc / n - 0.125)
+    se = lambda a: float(np.std(a, ddof=1)) / math.sqrt(fits)  # noqa: E731
+    bias_new, bias_old = float(new.mean()) - 1.0, float(old.mean()) - 1.0
+    assert np.all(old > new)
+    assert abs(bias_new) <= abs(bias_old) - 10 * se(old - new), (bias_new, bias_old, se(old - new))
+    assert abs(bias_new) < 0.02 + 3 * se(new), (bias_new, se(new))
+
+
+def _fuller_book_form(xbar, y, S, alpha, intercept):
+    """Fuller's modified estimator written independently in the book's notation (1987, section 2.5.1): moments
+    about the mean on nu = n - 1 degrees of freedom with an intercept (raw moments on nu = n without),
+    ``lambda_F`` the smallest root of ``|m_ZZ - lambda blockdiag(0, S)| = 0`` for ``Z = (y, x)`` (computed here as
+    the reciprocal of the largest generalised eigenvalue of ``(blockdiag(0, S), m_ZZ)``), ``H = m_xx - S`` if
+    ``lambda_F >= 1 + 1/nu`` else ``m_xx - (lambda_F - 1/nu) S``, and ``beta = (H + (alpha/nu) S)^{-1} m_xy``; the
+    threshold, the shift and the degrees of freedom as lavaan's ``lav_sam_veta`` (R/lav_sam_utils.R) has them."""
+    n = xbar.shape[0]
+    Z = np.column_stack([y, xbar])
+    if intercept:
+        Z = Z - Z.mean(axis=0)
+    nu = n - 1 if intercept else n
+    m = Z.T @ Z / nu
+    d = xbar.shape[1]
+    B = np.zeros((d + 1, d + 1))
+    B[1:, 1:] = S
+    lam = 1.0 / scipy.linalg.eigh(B, m, eigvals_only=True)[-1]
+    H = m[1:, 1:] - (S if lam >= 1 + 1 / nu else (lam - 1 / nu) * S)
+    beta = np.linalg.solve(H + (alpha / nu) * S, m[1:, 0])
+    return beta, lam, nu
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+@pytest.mark.parametrize("alpha", [0.0, 1.0, 4.0])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fuller_equals_an_independent_book_form(intercept, alpha, seed):
+    # small cases, both branches of the threshold: n = 12 items, d = 2, 2 readings, known Sigma; with seed 0 the
+    # target is nearly a function of the readings (small lambda_F), with 1 and 2 a noisy target (large lambda_F)
+    rng = np.random.default_rng([seed, 11])
+    n, d = 12, 2
+    X = rng.normal(size=(n, d)) + 3.0
+    Sigma = np.array([[0.4, 0.1], [0.1, 0.3]])
+    R = X[:, None, :] + rng.normal(size=(n, 2, d)) @ np.linalg.cholesky(Sigma).T
+    xbar = R.mean(axis=1)
+    y = xbar @ np.array([1.0, -0.5]) + 2.0 if seed == 0 else X @ np.array([1.0, -0.5]) + 2.0 + rng.normal(size=n)
+    beta, lam_book, nu = _fuller_book_form(xbar, y, Sigma / 2, alpha, intercept)
+    est = CorrectedLeastSquares(noise_cov=Sigma, fit_intercept=intercept, fuller_alpha=alpha, cv_folds=None).fit(R, y)
+    assert est.coef_ == pytest.approx(beta, rel=1e-9)
+    # nolo's root is on the divisor-n moments: lambda_F = (n / nu) lambda_hat_
+    assert (n / nu) * est.lambda_hat_ == pytest.approx(lam_book, rel=1e-9)
+    # the reported scale is the share of the consistent correction (nu/n) S of the divisor-n moments, which is
+    # the book's multiple of S on nu degrees of freedom: min(1 - alpha/nu, lambda_F - (1 + alpha)/nu)
+    assert est.correction_scale_ == pytest.approx(min(1 - alpha / nu, lam_book - (1 + alpha) / nu), rel=1e-9)
+    if intercept:
+        assert est.intercept_ == pytest.approx(y.mean() - xbar.mean(axis=0) @ beta, rel=1e-9)
+    # which branch this case exercises (both occur over the seeds)
+    assert (lam_book < 1 + 1 / nu) == (seed == 0)

@@ -14,7 +14,8 @@ def _ragged(rng, ms, d=2, noise=0.5):
 
 
 def test_hand_worked_unbalanced_fit():
-    """w = (Xc^T Xc / n - Sigma mean_i(1/m_i))^{-1} Xc^T yc / n on the centred item means, Sigma the pooled
+    """w = (Xc^T Xc / (n - 1) - Sigma mean_i(1/m_i))^{-1} Xc^T yc / (n - 1) on the centred item means (their
+    moments on n - 1 degrees of freedom hold the means' noise covariance Sigma mean_i(1/m_i)), Sigma the pooled
     within-item covariance of the items with 2+ readings (singles add no degrees of freedom)."""
     rng = np.random.default_rng(1)
     ms = np.array([1, 2, 3, 1, 2, 5, 1, 2, 2, 3, 1, 2])
@@ -23,7 +24,7 @@ def test_hand_worked_unbalanced_fit():
     sigma = sum((a - a.mean(axis=0)).T @ (a - a.mean(axis=0)) for a in items) / int(np.sum(ms - 1))
     Xc, yc = xb - xb.mean(axis=0), y - y.mean()
     n = len(ms)
-    w = np.linalg.solve(Xc.T @ Xc / n - sigma * np.mean(1.0 / ms), Xc.T @ yc / n)
+    w = np.linalg.solve(Xc.T @ Xc / (n - 1) - sigma * np.mean(1.0 / ms), Xc.T @ yc / (n - 1))
     est = CorrectedLeastSquaresRegressor(cv_folds=None).fit(items, y)
     np.testing.assert_allclose(est.coef_, w, rtol=1e-10)
     assert est.intercept_ == pytest.approx(y.mean() - xb.mean(axis=0) @ w, rel=1e-10)

@@ -16,7 +16,8 @@ def _ragged(seed=0, n=60, d=3):
 
 
 def _direct(items, y, counts, Sigma=None):
-    """Corrected least squares with an intercept, computed from its definition."""
+    """Corrected least squares with an intercept, computed from its definition: the centred moments hold the share
+    (n - 1)/n of the means' noise covariance Sigma mean_i(1/m_i)."""
     n = len(items)
     means = np.array([a.mean(axis=0) for a in items])
     if Sigma is None:
@@ -24,7 +25,7 @@ def _direct(items, y, counts, Sigma=None):
     d = means.shape[1]
     Ma = np.c_[means, np.ones(n)]
     Sa = np.zeros((d + 1, d + 1))
-    Sa[:d, :d] = Sigma * np.mean(1.0 / counts)
+    Sa[:d, :d] = Sigma * np.mean(1.0 / counts) * (n - 1) / n
     return np.linalg.solve(Ma.T @ Ma / n - Sa, Ma.T @ y / n)
 
 
@@ -112,3 +113,25 @@ def test_eiv_regressor_one_pass_keeps_choosing_in_partial_fit():
     assert est.learner_.cv_next_ < 10**6  # one pass: nothing replayed, nothing frozen
     est.partial_fit(R[200:], y[200:])
     assert est.learner_.t_ == 400 and est.learner_.fold_count_.sum() == 400 and est.learner_.cv_next_ < 10**6
+
+
+def test_eiv_regressor_passes_count_distinct_items_for_fuller_and_the_centred_share():
+    # 40 items replayed over 10 passes (400 items played): Fuller's degrees of freedom and the centred share are
+    # those of the 40 distinct items, so the online fit is the batch one; here Fuller's scale is 1 - alpha/nu with
+    # nu = 39 (the large-root branch), 0.97436
+    import warnings
+
+    rng = np.random.default_rng(3)
+    n = 40
+    x = rng.normal(size=(n, 2))
+    y = x @ np.array([1.0, -0.5]) + 1.0 + 0.2 * rng.normal(size=n)
+    R = x[:, None, :] + 0.8 * rng.normal(size=(n, 2, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tol=0: every pass is played
+        e = EIVRegressor(fuller_alpha=1.0, cv_folds=None, max_correction=0.99, sweeps=20, max_iter=10, tol=0.0,
+                         shuffle=False).fit(R, y)
+    c = CorrectedLeastSquaresRegressor(fuller_alpha=1.0, cv_folds=None).fit(R, y)
+    assert e.learner_.t_ == 400
+    assert e.correction_scale_ == pytest.approx(c.correction_scale_, rel=1e-9)
+    assert c.correction_scale_ == pytest.approx(1.0 - 1.0 / 39.0, rel=1e-12)
+    np.testing.assert_allclose(e.coef_, c.coef_, rtol=1e-7)

@@ -18,43 +18,63 @@ Models*, 1987, sections 1.2 and 2.3):
 
 Repeated measurements ``(n, m, d)`` -- or ragged, a list of ``(m_i, d)`` arrays -- are averaged per item (the
 mean of ``m_i`` independent copies has covariance ``Sigma / m_i``; the correction is their average
-``Sigma mean_i(1/m_i)``); with ``noise_cov="estimate"`` ``Sigma`` is the pooled within-item covariance of the
+``S = Sigma mean_i(1/m_i)``); with ``noise_cov="estimate"`` ``Sigma`` is the pooled within-item covariance of the
 replicates.
+
+**With an intercept** (``fit_intercept``, a noiseless constant feature; the scikit-learn estimators) the slopes
+solve the centred normal equations, and the centred moments of the item means hold the share ``(n - 1)/n`` of
+their noise: ``E sum_i (xbar_i - xbar)(xbar_i - xbar)^T = (n - 1)(C + S)`` (``C`` the clean covariance; for
+unequal ``m_i`` too, :func:`centred_noise_share`).  The consistent correction is the book's -- the moments about
+the mean on ``n - 1`` degrees of freedom minus ``S`` (Fuller 1987, section 2.2) -- which is ``M - c S`` with
+``c = (n - 1)/n`` for nolo's moments ``M = Xbar^T Xbar / n`` (``c = 1`` without an intercept).  Every correction
+scale ``g`` (``correction_scale_``: 1 the full correction, Fuller's, the cross-validated one) is a share of that
+``c S``; the solved matrix is ``M - g c S``.  Subtracting ``S`` itself over-corrects by ``S / n``.
 
 **Small-sample modification** (``fuller_alpha``; Fuller 1987, section 2.5.1, the modified estimator for the model
 with an error in the equation and a known measurement covariance of ``x``; section 3.1.1 for unequal per-item
-covariances, whose average ``S`` enters here).  With ``Z = (y, x)``, ``M_ZZ`` the moment matrix of
-``(y_i, xbar_i)`` and ``S_ZZ = blockdiag(0, S)`` (the error of ``y`` is not known apart from the equation error,
-so its entry is 0; ``S`` the noise covariance of the means), ``lambda_hat`` is the smallest root of
-``|M_ZZ - lambda S_ZZ| = 0`` -- the joint moments, not those of ``x`` alone; equivalently the smallest root of
-``|M - b b^T / m_yy - lambda S| = 0`` with ``M = Xbar^T Xbar / n``, ``b = Xbar^T y / n``, ``m_yy = y^T y / n``.
-In the book's notation, with moments ``m`` on ``nu`` degrees of freedom (``nu = n - 1`` for moments about the mean),
-the estimate is ``(H + (alpha/nu) S)^{-1} m_xy`` with ``H = m_xx - S`` if ``lambda_F >= 1 + 1/nu`` and
-``H = m_xx - (lambda_F - 1/nu) S`` otherwise.  nolo's ``M`` has divisor ``n`` (an intercept is a noiseless
-constant feature, minimised out of the root with ``y``, which leaves the centred moments), so ``lambda_F =
-(n/nu) lambda_hat`` and the same estimate is ``(M - g S)^{-1} b`` with
+covariances, whose average ``S`` enters here).  With ``Z = (y, x)``, ``m_ZZ`` the moment matrix of
+``(y_i, xbar_i)`` on ``nu`` degrees of freedom (``nu = n - 1`` about the mean with an intercept, raw moments and
+``nu = n`` without) and ``S_ZZ = blockdiag(0, S)`` (the error of ``y`` is not known apart from the equation error,
+so its entry is 0), ``lambda_F`` is the smallest root of ``|m_ZZ - lambda S_ZZ| = 0`` -- the joint moments, not
+those of ``x`` alone -- and the estimate is ``(H + (alpha/nu) S)^{-1} m_xy`` with ``H = m_xx - S`` if
+``lambda_F >= 1 + 1/nu`` and ``H = m_xx - (lambda_F - 1/nu) S`` otherwise, i.e. the correction scale
 
-    g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n),
+    g = min(1 - alpha/nu, lambda_F - (1 + alpha)/nu)
 
-``nu = n - 1`` with an intercept (``fit_intercept``, or the scikit-learn estimators, which centre) and ``nu = n``
-without one.  The solved matrix is positive definite (its smallest root relative to ``S`` is at least
-``(1 + alpha)/n``), so the estimator has finite moments; ``g`` is negative when ``lambda_hat < (1 + alpha)/n``.
-``alpha = 1`` makes the estimator nearly unbiased and ``alpha = 4`` gives a smaller mean squared error (to the order
-of the book's approximations).  With ``noise_cov="estimate"`` the pooled ``S`` is plugged in (the book's variant
-for an estimated covariance is not implemented).
+of ``S`` on the ``nu``-moments, the share ``g`` of the consistent correction ``c S`` above (``c = nu/n``).
+nolo computes the root on its divisor-``n`` moments: ``lambda_hat_`` is the smallest root of ``|M - b b^T / m_yy -
+lambda S| = 0`` (``b = Xbar^T y / n``, ``m_yy = y^T y / n``; the intercept's constant minimised out with ``y``,
+which leaves the centred moments), and ``lambda_F = (n/nu) lambda_hat_`` (:func:`fuller_scale` returns
+``lambda_hat`` and the same scale as a multiple of ``S``, ``c g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n)``).
+The solved matrix is positive definite (its smallest root relative to ``S`` is at least ``(1 + alpha)/n``), so the
+estimator has finite moments; ``g`` is negative when ``lambda_F < (1 + alpha)/nu``.  ``alpha = 1`` makes the
+estimator nearly unbiased and ``alpha = 4`` gives a smaller mean squared error (to the order of the book's
+approximations).  With ``noise_cov="estimate"`` the pooled ``S`` is plugged in (the book's variant for an
+estimated covariance is not implemented).
 
-Source of the statement: the joint-moment form as reconstructed from the book's sections 2.5.1 and 3.1.1 by an
-independent reading -- the text was not at hand to check the constants against -- and the same construction in
-lavaan's ``sam()`` (Rosseel & Loh, *Psychological Methods*, 2022), which takes ``lambda_hat`` from the joint
-covariance of all the variables of its structural model, outcomes included, with the threshold ``1 + 1/(n - 1)``
-and the shift ``lambda_hat - 1/(n - 1)``, citing Fuller (1987).  Measured (``d = 1``, ``n = 15``, reliability of
-the mean 0.8, 4,000 fits; docs/eiv.md, section 2b): ``alpha = 1`` has mean 1.016 without an
-intercept and 1.013 with one for a true slope of 1, ``alpha = 4`` the smallest mean squared error; the earlier
-form (the root of ``M`` alone, ``nu = n``) had mean 1.04-1.07.
+Sources checked, and what each confirms (the book's own text was not available to compare against):
+
+* lavaan (Rosseel & Loh, *Psychological Methods*, 2022; ``R/lav_sam_utils.R``, ``lav_sam_veta``), which cites
+  Fuller (1987) for it: the root from the joint covariance of all the variables of the structural model, outcomes
+  included (``|MSM - lambda MTM| = 0``), the threshold ``1 + 1/(N - 1)``, the shift ``lambda - 1/(N - 1)`` and
+  ``alpha/(N - 1)`` -- the degrees of freedom ``nu = n - 1`` of moments about the mean, not ``n`` and not ``n``
+  minus the number of coefficients.  lavaan applies ``alpha`` as a factor ``1 - alpha/(N - 1)`` on the error
+  covariance before the root: the same estimate as ``H + (alpha/nu) S`` when ``lambda >= 1 + 1/nu``; in the
+  other branch its ``alpha`` changes only the ``1/nu`` term, where the form above adds ``(alpha/nu) S``.
+* Fuller's (1977) modification of LIML, the same construction for instrumental variables (linearmodels'
+  ``IVLIML(fuller=alpha)``; R ivmodel's ``Fuller``, ``k = k_LIML - b/(n - L - p)``, ``k_LIML`` the smallest root
+  of ``det(L^T L - k L^T R_Z L) = 0`` with ``L = (Y, D)``, the outcome included): per unit of the error
+  covariance, ``alpha`` over the degrees of freedom of the moment matrix, ``n`` less the exactly measured
+  regressors partialled out (here the intercept) -- again ``n - 1``, not ``n - p`` for ``p`` coefficients.
+* An independent implementation of the form above in the book's notation agrees with this module to 1e-9 in
+  both branches, with and without an intercept (``tests/batch/test_batch_eiv.py``); measured (``d = 1``,
+  ``n = 15``, reliability of the mean 0.8, 4,000 fits; docs/eiv.md, section 2b): ``alpha = 1`` has mean 1.016
+  without an intercept and 1.013 with one for a true slope of 1, ``alpha = 4`` the smallest mean squared error.
 
 **Cross-validated correction scale** (``cv_folds``, default 5 in :class:`CorrectedLeastSquares`; nolo's
-construction, not from the book): solve ``(M - g S) w = b`` with ``g`` picked from ``0, 0.05, ..., 1`` (capped by
-Fuller's ``g`` when both are given; the cap itself is a candidate) by K-fold cross-validation of the *corrected*
+construction, not from the book): solve ``(M - g c S) w = b`` with ``g`` picked from ``0, 0.05, ..., 1`` (capped by
+Fuller's ``g`` when both are given; the cap itself is a candidate; ``c`` the centred share above, each training
+fold with its own) by K-fold cross-validation of the *corrected*
 held-out risk ``w^T (M_k - S_k) w - 2 b_k^T w`` (fold ``k``'s own moments and noise covariance), which is an
 unbiased estimate of the clean-input squared error of ``w`` up to a constant -- so the folds score what the
 estimator is for (prediction at clean inputs), not the noisy-input error that ordinary least squares on the
@@ -92,6 +112,7 @@ __all__ = [
     "ball_constrained_quadratic",
     "with_constant_feature",
     "fuller_scale",
+    "centred_noise_share",
     "cv_correction_scale",
     "corrected_cv_risks",
     "CorrectedLeastSquares",
@@ -172,11 +193,28 @@ def average_replicates(X, noise_cov):
     return Xb, S * float(np.mean([1.0 / a.shape[0] for a in items]))
 
 
+def centred_noise_share(n: float, centred: bool) -> float:
+    """``c = (n - 1)/n`` with an intercept (``centred``), else 1: the share of the means' noise covariance ``S`` in
+    their second moment with divisor ``n`` once the intercept is fitted.
+
+    With an intercept the slopes solve the centred normal equations, and for independent item means ``xbar_i``
+    whose noise has covariance ``S_i`` (``Sigma / m_i``), ``E sum_i (xbar_i - xbar)(xbar_i - xbar)^T = (n - 1)
+    (C + S)`` with ``C`` the clean centred covariance and ``S = mean_i S_i``: the noise term is ``sum_i S_i (1 -
+    2/n) + sum_j S_j / n = (n - 1) S`` for unequal ``S_i`` too.  The centred moments with divisor ``n - 1`` are
+    unbiased for ``C + S``, so the consistent correction subtracts ``S`` from them, i.e. ``c S`` from the divisor-``n``
+    moments ``M``; subtracting ``S`` from ``M`` would over-correct by ``S / n`` (Fuller 1987, section 2.2: the
+    moments ``m_XX`` about the mean, on ``n - 1`` degrees of freedom, minus the error covariance)."""
+    n = float(n)
+    return (n - 1.0) / n if centred else 1.0
+
+
 def fuller_scale(M, S, n: int, alpha: float, *, b=None, m_yy: float | None = None,
                  dof: float | None = None) -> tuple[float, float]:
     """``(lambda_hat, g)``: the smallest root ``lambda_hat`` of a determinantal equation and Fuller's correction
-    scale ``g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n)`` (module docstring), ``n`` the divisor of ``M``
-    and ``nu`` (``dof``, default ``n``) the degrees of freedom of the moments (``n - 1`` when they are centred).
+    scale ``g = min((nu - alpha)/n, lambda_hat - (1 + alpha)/n)`` as a multiple of ``S`` (module docstring), ``n``
+    the divisor of ``M`` and ``nu`` (``dof``, default ``n``) the degrees of freedom of the moments (``n - 1`` when
+    they are centred).  In the book's terms (moments on ``nu`` degrees of freedom) the root is ``(n/nu)
+    lambda_hat`` and the scale ``(n/nu) g``, the share of the consistent correction ``(nu/n) S``.
 
     With ``b`` (the cross moments ``Xbar^T y / n``) and ``m_yy`` (``y^T y / n``): Fuller's root, of the joint
     equation ``|M_ZZ - lambda blockdiag(0, S)| = 0`` for ``Z = (y, x)`` (1987, section 2.5.1) -- the target is
@@ -291,28 +329,30 @@ def _fold_moments(X, noise_cov, folds: int):
     return Xb, fold, S_k
 
 
-def corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
+def corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid, centred: bool = False) -> np.ndarray:
     """Held-out corrected risk of each correction scale in ``grid``, fold by fold, from per-fold sums: ``G_k``
     (K, p, p) ``sum xbar xbar^T``, ``C_k`` (K, p, p) the summed noise covariances of the means, ``b_k`` (K, p)
     ``sum xbar y`` and ``counts`` (K,) items per fold.  Row ``k`` is ``n_k (w^T (M_k - S_k) w - 2 b_k^T w)`` with
     ``w`` fitted on the other folds (0 for a fold with no item); ``inf`` in every row where a training system
-    ``M - g S`` is not positive definite.  Shared by :func:`cv_correction_scale` and the online learner.
+    ``M - g c S`` is not positive definite (``c`` = :func:`centred_noise_share` of the training items: with
+    ``centred``, an intercept, ``(n_t - 1)/n_t``, the estimator's own correction on those items).  Shared by
+    :func:`cv_correction_scale` and the online learner.
 
     One Cholesky factor ``M = L L^T`` and one eigendecomposition ``L^{-1} S L^{-T} = V diag(k) V^T`` per fold
     give every grid point in ``O(p^2)``: ``(M - g S)^{-1} = L^{-T} V diag(1 / (1 - g k)) V^T L^{-1}``, positive
     definite iff ``g max(k) < 1``.  BLAS runs single-threaded here: on a loaded machine threaded BLAS on these
     small matrices measures 10x slower (69 ms for a 201 x 201 Cholesky factor)."""
     with one_blas_thread():
-        return _cv_fold_risks(G_k, C_k, b_k, counts, np.asarray(grid, dtype=float))
+        return _cv_fold_risks(G_k, C_k, b_k, counts, np.asarray(grid, dtype=float), bool(centred))
 
 
-def corrected_cv_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
+def corrected_cv_risks(G_k, C_k, b_k, counts, grid, centred: bool = False) -> np.ndarray:
     """Summed held-out corrected risk of each correction scale in ``grid`` (:func:`corrected_cv_fold_risks`
     summed over the folds)."""
-    return corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid).sum(axis=0)
+    return corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid, centred).sum(axis=0)
 
 
-def _cv_fold_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
+def _cv_fold_risks(G_k, C_k, b_k, counts, grid, centred=False) -> np.ndarray:
     risks = np.zeros((len(counts), len(grid)))
     total = float(np.sum(counts))
     G, C, B = G_k.sum(0), C_k.sum(0), b_k.sum(0)
@@ -320,7 +360,7 @@ def _cv_fold_risks(G_k, C_k, b_k, counts, grid) -> np.ndarray:
         if counts[k] <= 0 or total - counts[k] <= 0:
             continue
         nt = total - counts[k]
-        M, S, b = (G - G_k[k]) / nt, (C - C_k[k]) / nt, (B - b_k[k]) / nt
+        M, S, b = (G - G_k[k]) / nt, (C - C_k[k]) * (centred_noise_share(nt, centred) / nt), (B - b_k[k]) / nt
         Hv, bv = (G_k[k] - C_k[k]) / counts[k], b_k[k] / counts[k]
         try:
             L = np.linalg.cholesky(0.5 * (M + M.T))
@@ -369,19 +409,21 @@ def one_se_scale(fold_risks, grid) -> float:
     return float(grid[finite][ok].max())
 
 
-def choose_correction_scale(G_k, C_k, b_k, counts, grid=None) -> float:
+def choose_correction_scale(G_k, C_k, b_k, counts, grid=None, centred: bool = False) -> float:
     """The cross-validated correction scale from per-fold sums (:func:`corrected_cv_fold_risks`, then
     :func:`one_se_scale`; ``grid`` defaults to :data:`CV_GRID`): the rule of ``cv_folds`` in
     :class:`CorrectedLeastSquares` and :class:`nolo.learners.linear.BiasCompensatedRLS`.  ``nan`` if no scale
     gives positive definite training systems."""
     grid = CV_GRID if grid is None else np.asarray(grid, dtype=float)
-    return one_se_scale(corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid), grid)
+    return one_se_scale(corrected_cv_fold_risks(G_k, C_k, b_k, counts, grid, centred), grid)
 
 
-def cv_correction_scale(X, y, noise_cov, folds: int = 5, g_max: float = 1.0) -> tuple[float, np.ndarray]:
+def cv_correction_scale(X, y, noise_cov, folds: int = 5, g_max: float = 1.0,
+                        centred: bool = False) -> tuple[float, np.ndarray]:
     """``(g, risks)``: the cross-validated correction scale (the one-standard-error rule, :func:`one_se_scale`)
     among ``CV_GRID``'s points below ``g_max`` and ``g_max`` itself, and the summed held-out risk of every grid
-    point (``inf`` where a training fold's ``M - g S`` is not positive definite)."""
+    point (``inf`` where a training fold's ``M - g c S`` is not positive definite; ``centred``: the estimator fits
+    an intercept, ``c`` as in :func:`corrected_cv_fold_risks`)."""
     K = check_int(folds, "cv_folds", low=2, high=1000)
     Xb, fold, S_k = _fold_moments(X, noise_cov, K)
     yv = check_array(y, "y", shape=(Xb.shape[0],))
@@ -391,7 +433,7 @@ def cv_correction_scale(X, y, noise_cov, folds: int = 5, g_max: float = 1.0) -> 
     G_k = np.stack([Xb[fold == k].T @ Xb[fold == k] for k in range(K)])
     b_k = np.stack([Xb[fold == k].T @ yv[fold == k] for k in range(K)])
     grid = np.append(CV_GRID[CV_GRID < g_max - 1e-12], g_max) if g_max < 1.0 else CV_GRID
-    fold_risks = corrected_cv_fold_risks(G_k, S_k * counts[:, None, None], b_k, counts, grid)
+    fold_risks = corrected_cv_fold_risks(G_k, S_k * counts[:, None, None], b_k, counts, grid, centred)
     g = one_se_scale(fold_risks, grid)
     if not math.isfinite(g):
         raise NumericalError("cross-validated correction: no correction scale gives a positive definite system")
@@ -424,18 +466,23 @@ def _corrected_fit(X, y, noise_cov, radius, fuller_alpha, cv_folds, few_items: s
     Xb, S = average_replicates(X, noise_cov)
     yv = check_array(y, "y", shape=(Xb.shape[0],))
     n = Xb.shape[0]
+    nu = n - int(bool(centred))
+    if nu < 1:
+        raise ParameterError(f"corrected least squares with an intercept needs at least 2 items, got {n}")
+    c = centred_noise_share(n, centred)
     M = Xb.T @ Xb / n
     g, lam = 1.0, None
     if scale is not None:
         g, fuller_alpha, cv_folds = float(scale), None, None
     if fuller_alpha is not None:
         a = check_scalar(fuller_alpha, "fuller_alpha", low=0.0, high=1e6)
-        lam, g = fuller_scale(M, S, n, a, b=Xb.T @ yv / n, m_yy=float(yv @ yv) / n, dof=n - int(bool(centred)))
+        lam, g_raw = fuller_scale(M, S, n, a, b=Xb.T @ yv / n, m_yy=float(yv @ yv) / n, dof=nu)
+        g = g_raw / c  # the same solved matrix M - g_raw S, as a share of the consistent correction c S
     if cv_folds is not None:
         K = check_int(cv_folds, "cv_folds", low=2, high=1000)
         if n >= 2 * K or few_items == "raise":
-            g, _ = cv_correction_scale(X, yv, noise_cov, K, g_max=g)
-    A = M - g * S
+            g, _ = cv_correction_scale(X, yv, noise_cov, K, g_max=g, centred=centred)
+    A = M - (g * c) * S
     b = Xb.T @ yv / n
     if radius is not None:
         return ball_constrained_quadratic(A, b, radius), g, lam
@@ -456,20 +503,22 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
 
     The estimate solves ``sum_i phi_i(theta) = 0`` with, per item ``i`` (``z_i = [xbar_i, 1]`` with an intercept),
 
-        phi_i = z_i (y_i - z_i^T theta) + g C_i theta,
+        phi_i = z_i (y_i - z_i^T theta) + g c C_i theta,
 
     ``C_i`` the item's share of the correction: ``Sigma / m_i`` for a known ``Sigma``; for ``noise_cov="estimate"``
-    ``(n c / dof) D_i`` with ``D_i`` the item's within scatter, ``dof = sum_i (m_i - 1)`` and ``c = mean_i 1/m_i``
-    (so that ``sum_i C_i = n c Sigma_hat``: the estimated covariance's own sampling error enters the meat); with
+    ``(n h / dof) D_i`` with ``D_i`` the item's within scatter, ``dof = sum_i (m_i - 1)`` and ``h = mean_i 1/m_i``
+    (so that ``sum_i C_i = n h Sigma_hat``: the estimated covariance's own sampling error enters the meat); with
     ``pooled=False`` each item's own estimate ``D_i / (m_i (m_i - 1))`` instead (every ``m_i >= 2``: the per-item
     correction of :class:`nolo.learners.linear.BiasCompensatedRLS`' ``noise="repeated"``).  With
-    ``A = sum_i z_i z_i^T - g sum_i C_i`` and ``B`` the centred sum of ``phi_i phi_i^T``, the covariance is
+    ``A = sum_i z_i z_i^T - g c sum_i C_i`` and ``B`` the centred sum of ``phi_i phi_i^T``, the covariance is
     ``n / (n - p) A^-1 B A^-T`` (the M-estimation sandwich; Fuller 1987 section 2.2, Carroll et al., *Measurement
     Error in Nonlinear Models*, 2006, appendix B.1) with the degrees-of-freedom factor ``n / (n - p)`` for the ``p``
     coefficients fitted (HC1, MacKinnon & White 1985): without it the standard errors ran about 5 % short at
-    ``n = 100`` (95 % intervals covering 0.927 of 1,000 fits).  ``scale`` is the correction scale ``g`` the fit
-    used; the sandwich treats it as fixed (a cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not
-    defined (no more items than coefficients, a singular ``A``).
+    ``n = 100`` (95 % intervals covering 0.927 of 1,000 fits).  ``c`` is :func:`centred_noise_share`: ``(n - 1)/n``
+    with an intercept (the consistent correction of the centred moments), 1 without.  ``scale`` is the correction
+    scale ``g`` the fit used (a share of that consistent correction); the sandwich treats it as fixed (a
+    cross-validated ``g`` below 1 makes the interval optimistic).  NaN when it is not defined (no more items than
+    coefficients, a singular ``A``).
     """
     Xb, items = _items(X)
     n, d = Xb.shape
@@ -501,9 +550,10 @@ def corrected_covariance(X, y, coef, intercept: float | None, noise_cov, scale: 
         S = check_noise_covariance(noise_cov, d)
         C[:, :d, :d] = S[None] / counts[:, None, None]
     resid = yv - Z @ theta
-    phi = Z * resid[:, None] + float(scale) * (C @ theta)
+    gc = float(scale) * centred_noise_share(n, intercept is not None) if n >= 2 else float(scale)
+    phi = Z * resid[:, None] + gc * (C @ theta)
     phi = phi - phi.mean(axis=0)
-    A = Z.T @ Z - float(scale) * C.sum(axis=0)
+    A = Z.T @ Z - gc * C.sum(axis=0)
     if n <= p:  # no more items than coefficients: the sandwich is not defined
         return np.full((p, p), np.nan)
     try:
@@ -583,7 +633,8 @@ class CorrectedLeastSquares(_BatchRegressor):
     from replicates), ``radius`` (optional ball constraint ``||w|| <= radius``;
     with an intercept it bounds ``(coef, intercept)`` jointly), ``fit_intercept``
     (default False; True appends a constant feature with zero noise, the batch
-    counterpart of :class:`nolo.learners.linear.BiasCompensatedRLS`' default),
+    counterpart of :class:`nolo.learners.linear.BiasCompensatedRLS`' default, and corrects the centred moments
+    by the share ``(n - 1)/n`` of the noise they hold -- module docstring),
     ``fuller_alpha`` (None, or ``alpha >= 0`` for Fuller's small-sample
     modification, 1987 section 2.5.1 -- see the module docstring; 1 nearly unbiased, 4 a smaller mean squared
     error),
@@ -593,8 +644,9 @@ class CorrectedLeastSquares(_BatchRegressor):
     None: always the full correction).
     ``fit(X, y)`` with ``X`` of shape ``(n, d)``, ``(n, m, d)`` or a list of
     ``(m_i, d)`` arrays.  Fitted: ``coef_``, ``intercept_`` and, with
-    ``fuller_alpha``, ``lambda_hat_``, and with ``fuller_alpha`` or ``cv_folds``
-    ``correction_scale_`` (``g``; 1 otherwise).
+    ``fuller_alpha``, ``lambda_hat_`` (the root on the divisor-``n`` moments; the book's is ``n/nu`` times it), and
+    with ``fuller_alpha`` or ``cv_folds`` ``correction_scale_`` (``g``, the share of the consistent correction; 1
+    otherwise).
 
     Examples
     --------
@@ -612,10 +664,8 @@ class CorrectedLeastSquares(_BatchRegressor):
     (0.96, 0.955)
     """
 
-    #: set by :class:`nolo.sklearn_api.CorrectedLeastSquaresRegressor`, which centres the readings and the target
-    #: itself: Fuller's degrees of freedom are then ``n - 1`` as with ``fit_intercept``
-    _centred_outside = False
-    #: set by the same estimator's bootstrap: every replicate solves with the fitted correction scale
+    #: set by :meth:`nolo.sklearn_api.CorrectedLeastSquaresRegressor.bootstrap`: every replicate solves with the
+    #: fitted correction scale
     _fixed_scale = None
 
     def __init__(self, noise_cov="estimate", radius=None, fit_intercept=False, fuller_alpha=None, cv_folds=5):
@@ -636,7 +686,7 @@ class CorrectedLeastSquares(_BatchRegressor):
         self._validate_params()
         Xa, S = with_constant_feature(X, self.noise_cov) if self.fit_intercept else (X, self.noise_cov)
         w, g, lam = _corrected_fit(Xa, y, S, self.radius, self.fuller_alpha, self.cv_folds, few_items="full",
-                                   centred=bool(self.fit_intercept) or self._centred_outside, scale=self._fixed_scale)
+                                   centred=bool(self.fit_intercept), scale=self._fixed_scale)
         coef, intercept = (w[:-1], float(w[-1])) if self.fit_intercept else (w, 0.0)
         if lam is not None:
             self.lambda_hat_ = lam

@@ -154,10 +154,10 @@ class EIVRegressor(_SandwichInference, LinearReadingsRegressor):
         The safeguard's bound on the share of the Gram matrix the correction may remove.
     fuller_alpha : float >= 0 or None, default None
         Fuller's small-sample guard (Fuller 1987, section 2.5.1; see
-        :class:`nolo.learners.linear.BiasCompensatedRLS`): caps the correction scale at
-        ``max(0, min((nu - alpha)/t, lambda_hat - (1 + alpha)/t))``, ``lambda_hat`` the smallest root of the joint
-        moments of ``(y, xbar)`` against the noise (``nu = t - 1`` with the intercept).  ``t`` counts the items
-        played, so later passes of ``fit`` relax it as if there were ``t`` distinct items.  1: nearly unbiased;
+        :class:`nolo.learners.linear.BiasCompensatedRLS`): caps the share of the consistent correction at
+        ``max(0, min(1 - alpha/nu, lambda_F - (1 + alpha)/nu))``, ``lambda_F`` the smallest root of the joint
+        moments of ``(y, xbar)`` on ``nu`` degrees of freedom against the noise (``nu = t - 1`` with the
+        intercept, ``t`` the distinct items: the passes of ``fit`` replay the same ones).  1: nearly unbiased;
         4: a smaller mean squared error.
     cv_folds : int >= 2 or None, default 5
         The guard against an ill-posed correction (:class:`nolo.learners.linear.BiasCompensatedRLS`): the
@@ -168,8 +168,8 @@ class EIVRegressor(_SandwichInference, LinearReadingsRegressor):
         None: the full correction (under ``max_correction``).
     sweeps : int >= 1, default 3
         Fixed-point steps per item (the learner's default is 1; 3 makes one pass track the solution closely:
-        on the README's example with 2 readings of sd 1, 500 items, R^2 0.936 / 0.948 / 0.950 after one pass with
-        1 / 3 / 10 sweeps, 0.950 for the batch solution).
+        on the README's example with 2 readings of sd 1, 500 items, R^2 0.946 / 0.951 / 0.952 after one pass with
+        1 / 3 / 10 sweeps, 0.952 for the batch solution).
     max_iter : int >= 1, default 10
     tol : float >= 0, default 1e-3
         Relative change of the coefficients between passes that counts as converged (5 passes on that example,
@@ -281,8 +281,10 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
     """Batch errors-in-variables (corrected, method-of-moments) least squares on repeated readings.
 
     A wrapper of :class:`nolo.batch.CorrectedLeastSquares` (Fuller 1987, section 2.2) on the standardised
-    readings: ``w = (Xbar^T Xbar / n - Sigma mean_i(1/m_i))^{-1} Xbar^T y / n`` with ``Xbar`` the per-item
-    means, centred when ``fit_intercept``.  Items may have different numbers of readings ``m_i`` (a ragged list
+    readings: ``w = (Xbar^T Xbar / nu - Sigma mean_i(1/m_i))^{-1} Xbar^T y / nu`` with ``Xbar`` the per-item
+    means, centred with ``nu = n - 1`` degrees of freedom when ``fit_intercept`` (the centred moments are unbiased
+    for the clean covariance plus the means' noise ``Sigma mean_i(1/m_i)``; Fuller 1987, section 2.2), raw with
+    ``nu = n`` otherwise.  Items may have different numbers of readings ``m_i`` (a ragged list
     or a long table with ``groups``): the mean of item ``i`` has noise covariance ``Sigma / m_i``, and
     ``"estimate"`` pools the within-item spread over the items with ``m_i >= 2`` (items read once still count in
     the moments; docs/eiv.md#2c-unbalanced-designs-items-with-one-reading).  No ``partial_fit`` (a batch solve).
@@ -308,9 +310,9 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
     fit_intercept : bool, default True
     fuller_alpha : float >= 0 or None, default None
         Fuller's small-sample modification (1987, section 2.5.1; :class:`nolo.batch.CorrectedLeastSquares`, whose
-        module docstring states it): the correction scale from the smallest root of the joint moments of
-        ``(y, xbar)`` against the noise, with ``n - 1`` degrees of freedom when ``fit_intercept`` (the
-        standardisation centres).  The corrected moment matrix is always positive definite, so the fit never
+        module docstring states it and the sources its constants were checked against): the correction scale
+        from the smallest root of the joint moments of ``(y, xbar)`` against the noise, with ``n - 1`` degrees
+        of freedom when ``fit_intercept``.  The corrected moment matrix is always positive definite, so the fit never
         fails on an ill-posed sample.  1: nearly unbiased; 4: a smaller mean squared error.
     cv_folds : int >= 2 or None, default 5
         Pick the correction scale ``g`` of ``M - g S`` in ``0, 0.05, ..., 1`` by K-fold cross-validation of the
@@ -376,9 +378,11 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
         if not isinstance(S, str):
             d = V.shape[2] if isinstance(V, np.ndarray) else V[0].shape[1]
             S = scaler.noise_cov(check_noise_covariance(S, d))
-        est = CorrectedLeastSquares(noise_cov=S, radius=self.radius, fuller_alpha=self.fuller_alpha,
-                                    cv_folds=self.cv_folds)
-        est._centred_outside = bool(self.fit_intercept)  # the standardisation centred X and y: n - 1 for Fuller
+        # the standardisation centred X and y; the intercept is still fitted (zero here, up to rounding) so that the
+        # estimator's centred correction, Fuller's degrees of freedom and the folds' own re-centring are those of
+        # CorrectedLeastSquares(fit_intercept=True) on the raw readings, which is translation-equivariant
+        est = CorrectedLeastSquares(noise_cov=S, radius=self.radius, fit_intercept=bool(self.fit_intercept),
+                                    fuller_alpha=self.fuller_alpha, cv_folds=self.cv_folds)
         est._fixed_scale = self._fixed_scale
         return est, None
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from nolo.batch import CorrectedLeastSquares
+from nolo.batch.eiv import average_replicates
 from nolo.checks import state_dump
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.linear import BiasCompensatedRLS
@@ -51,16 +52,18 @@ def test_an_unknown_noise_mode_code_is_refused(monkeypatch):
 
 def test_hand_worked_intercept_d1():
     # the constant feature has zero noise.  Items (0, 2; y 1), (4, 6; y 9), (2, 4; y 5), (1, 3; y 3): means 1, 5,
-    # 3, 2, U-statistics 0, 24, 8, 3 -> G = [[35, 11], [11, 4]] (positive definite), b = [67, 18]; A = [[39, 11],
-    # [11, 4]], C = [[4, 0], [0, 0]] -> rho = 4 (A^-1)_11 = 16/35.  (alpha -> 0: 1e-12 here, since A = alpha I +
-    # xbar xbar^T is singular after the first item; the first 2p = 4 items are the warm-up, the last one's 400
-    # sweeps converge to the corrected solution.)
+    # 3, 2, each item's correction (2 - 0)^2/4 = 1; A = [[39, 11], [11, 4]], C = [[4, 0], [0, 0]] -> rho = 4 (A^-1)_11
+    # = 16/35.  With the intercept the centred moments hold (n - 1)/n = 3/4 of C: G = A - (3/4) C = [[36, 11],
+    # [11, 4]], b = [67, 18] -> slope (4 * 67 - 11 * 18)/23 = 70/23, intercept (36 * 18 - 11 * 67)/23 = -89/23; the
+    # slope is the centred one, (17.5/3) / (8.75/3 - 1) (S_xy = 17.5, S_xx = 8.75 on n - 1 = 3 d.f., noise of a mean
+    # 1).  (alpha -> 0: 1e-12 here, since A = alpha I + xbar xbar^T is singular after the first item; the first
+    # 2p = 4 items are the warm-up, the last one's 400 sweeps converge to the corrected solution.)
     m = BiasCompensatedRLS(noise="repeated", fit_intercept=True, alpha=1e-12, sweeps=400)
     R = np.array([[[0.0], [2.0]], [[4.0], [6.0]], [[2.0], [4.0]], [[1.0], [3.0]]])
     m.learn_stream(R, np.array([1.0, 9.0, 5.0, 3.0]))
-    w = np.linalg.solve([[35.0, 11.0], [11.0, 4.0]], [67.0, 18.0])
     assert m.gamma_ == 1.0 and m.rho_ == pytest.approx(16 / 35, rel=1e-9)
-    assert m.coef_[0] == pytest.approx(w[0], rel=1e-9) and m.intercept_ == pytest.approx(w[1], rel=1e-9)
+    assert m.coef_[0] == pytest.approx(70 / 23, rel=1e-9) and m.intercept_ == pytest.approx(-89 / 23, rel=1e-9)
+    assert 70 / 23 == pytest.approx((17.5 / 3) / (8.75 / 3 - 1.0), rel=1e-12)
 
 
 def test_warm_up_is_ridge_least_squares():
@@ -102,7 +105,11 @@ def test_intercept_matches_corrected_least_squares_on_augmented_features():
     m = BiasCompensatedRLS(noise="repeated", sweeps=3)
     m.learn_stream(R, y)
     Ra = np.concatenate([R, np.ones(R.shape[:2] + (1,))], axis=2)  # constant feature, zero within-item spread
-    ref = CorrectedLeastSquares(noise_cov="estimate").fit(Ra, y).coef_
+    # with an intercept the centred moments hold (n - 1)/n of the noise: the augmented solve with that share of S
+    Xb, S = average_replicates(Ra, "estimate")
+    ref = np.linalg.solve(Xb.T @ Xb / 2000 - (1999 / 2000) * S, Xb.T @ y / 2000)
+    fit = CorrectedLeastSquares(fit_intercept=True, cv_folds=None).fit(R, y)
+    assert np.append(fit.coef_, fit.intercept_) == pytest.approx(ref, rel=1e-10)
     assert np.allclose(m.coef_, ref[:3], atol=1e-6) and m.intercept_ == pytest.approx(ref[3], abs=1e-6)
     assert m.intercept_ == pytest.approx(4.0, abs=0.1)
 
@@ -272,14 +279,16 @@ def test_correction_is_bitwise_symmetric(noise, kw, tmp_path):
 
 @pytest.mark.parametrize("noise_cov", ["estimate", 0.5])
 def test_corrected_least_squares_intercept_is_the_limit(noise_cov):
-    """CorrectedLeastSquares(fit_intercept=True) = the augmented solve = where BiasCompensatedRLS converges."""
+    """CorrectedLeastSquares(fit_intercept=True) = the augmented solve with the centred share (n - 1)/n of the
+    noise = where BiasCompensatedRLS converges."""
     from nolo.batch.eiv import with_constant_feature
 
     X, y, R, _ = _data(n=1500, m=3, noise_var=0.5, intercept=-2.0)
     est = CorrectedLeastSquares(noise_cov=noise_cov, fit_intercept=True).fit(R, y)
     Ra, S = with_constant_feature(R, noise_cov)
-    full = CorrectedLeastSquares(noise_cov=S).fit(Ra, y).coef_
-    assert np.array_equal(est.coef_, full[:3]) and est.intercept_ == full[3]
+    Xb, Sb = average_replicates(Ra, S)
+    full = np.linalg.solve(Xb.T @ Xb / 1500 - est.correction_scale_ * (1499 / 1500) * Sb, Xb.T @ y / 1500)
+    assert est.coef_ == pytest.approx(full[:3], rel=1e-10) and est.intercept_ == pytest.approx(full[3], rel=1e-10)
     assert np.allclose(est.predict(X), X @ full[:3] + full[3])
     kw = {"noise": "repeated"} if noise_cov == "estimate" else {"noise": "known", "noise_cov": noise_cov}
     m = BiasCompensatedRLS(sweeps=3, **kw)
@@ -309,8 +318,10 @@ def test_fuller_guard_caps_gamma_by_the_formula_each_item():
             continue
         k = t + 1
         assert m.rho_joint_ >= m.rho_  # the joint root is the smaller one: its tracked estimate never below rho_
-        fuller = min((k - 1 - 5.0) / k, 1 / m.rho_joint_ - 6.0 / k)  # nu = k - 1 with the intercept
-        expect = min(1.0 if m.rho_ <= 0.99 else 0.99 / m.rho_, max(fuller, 0.0))
+        # gamma_ is the share of the consistent correction c C, c = (k - 1)/k with the intercept (nu = k - 1)
+        c = (k - 1) / k
+        fuller = min((k - 1 - 5.0) / k, 1 / m.rho_joint_ - 6.0 / k) / c
+        expect = min(1.0 if c * m.rho_ <= 0.99 else 0.99 / (c * m.rho_), max(fuller, 0.0))
         assert m.gamma_ == pytest.approx(expect, rel=1e-12, abs=1e-15)
         assert m.yy_ == pytest.approx(float(y[:k] @ y[:k]), rel=1e-12)
 
@@ -497,7 +508,7 @@ def test_default_guard_online_equals_batch_default_at_a_schedule_point():
     batch = CorrectedLeastSquares(fit_intercept=True).fit(R, y)
     assert online.cv_scale_ == batch.correction_scale_ < 1.0
     Xb, S = average_replicates(*with_constant_feature(R, "estimate"))
-    w = np.linalg.solve(Xb.T @ Xb / n - online.gamma_ * S, Xb.T @ y / n)
+    w = np.linalg.solve(Xb.T @ Xb / n - online.gamma_ * ((n - 1) / n) * S, Xb.T @ y / n)
     assert online.gamma_ < 1.0
     np.testing.assert_allclose(online.theta_, w, rtol=0, atol=1e-3 * np.linalg.norm(w))
 
@@ -510,7 +521,8 @@ def test_freeze_correction_scale_stops_re_choosing():
     m.freeze_correction_scale()
     from nolo.batch.eiv import choose_correction_scale
 
-    assert m.cv_scale_ == choose_correction_scale(m.fold_gram_, m.fold_correction_, m.fold_xy_, m.fold_count_)
+    assert m.cv_scale_ == choose_correction_scale(m.fold_gram_, m.fold_correction_, m.fold_xy_, m.fold_count_,
+                                                  centred=True)
     frozen = m.cv_scale_
     m.learn_stream(R[150:], y[150:])
     assert m.cv_scale_ == frozen and m.cv_next_ > 10**18 and isinstance(before, float)

@@ -3,13 +3,16 @@
 State (updated in place): ``U`` upper Cholesky factor of ``A_t = alpha I + sum_i xbar_i xbar_i^T = U^T U``
 (``p x p``, ``p = d + intercept``), ``C`` the accumulated noise correction (PSD, ``p x p``), ``b`` the
 accumulated ``xbar y``, ``theta`` the coefficient iterate, ``u`` the power-iteration vector of
-``M = U^{-T} C U^{-1}`` and ``aux = [rho_hat, gamma]``.  Items are rows ``R[offsets[i]:offsets[i+1]]``
+``M = U^{-T} C U^{-1}`` and ``aux = [rho_hat, gamma]``.  The solved matrix is ``A - gamma cs C`` with ``cs = (t -
+1)/t`` when ``intercept`` (the share of the noise in the centred moments, :func:`nolo.batch.eiv.centred_noise_share`;
+``t`` the items so far, at most ``n_distinct`` when that is positive: replayed items are not new) and 1 without;
+``gamma`` is the share of that consistent correction.  Items are rows ``R[offsets[i]:offsets[i+1]]``
 (ragged readings); ``mode`` 0 = known ``Sigma`` (``C += Sigma / k``), 1 = replicates (``C += sum_k (x_k - xbar)
 (x_k - xbar)^T / (k (k-1))``, using at most ``k_max`` readings), 2 = pooled (``W += sum_k (x_k - xbar)(x_k -
 xbar)^T``, ``dof += k - 1``, ``h += 1/k`` -- items read once add to ``h`` only -- and ``C = (h / dof) W``, the
 pooled within-item covariance times ``sum_i 1/m_i``; per fold ``FW``, ``FP = [dof, h]``).  ``fuller`` >= 0 caps
 the correction scale by
-Fuller's small-sample rule ``gamma <= max(0, min((nu - fuller)/t, lambda_J - (1 + fuller)/t))`` (``t`` items so far,
+Fuller's small-sample rule ``gamma cs <= max(0, min((nu - fuller)/t, lambda_J - (1 + fuller)/t))`` (``t`` as above,
 ``nu = t - intercept``; negative: off), ``lambda_J = 1 / rho_J`` from the joint moments of ``(y, xbar)``: ``rho_J``
 the largest root of ``C`` against ``A - b b^T / yy``, tracked by a second power vector ``uj`` (generalised power
 steps ``uj <- Q^-1 M uj`` with ``Q = I - v v^T / yy``, ``v = U^-T b``, and their Rayleigh quotient, at least
@@ -84,7 +87,7 @@ def _symv(C, v, out, p):
 
 @nb.njit(cache=True)
 def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, sweeps, warmup, t0, U, C, b, theta, u,
-               uj, aux, folds, FG, FC, Fb, Fn, gcap, W, FW, FP):
+               uj, aux, folds, FG, FC, Fb, Fn, gcap, W, FW, FP, n_distinct):
     if mode != 0 and mode != 1 and mode != 2:
         # the branches below test 0 and 2 and treat any other value as replicates
         raise ValueError("unknown noise mode: must be 0 (known Sigma), 1 (replicates) or 2 (pooled)")
@@ -209,7 +212,13 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
                 for j in range(p):
                     u[j] = v1[j] / nrm
             aux[0] = nrm
-            gamma = 1.0 if nrm <= kappa else kappa / nrm
+            # the items' count for the centred share c = (t - 1)/t and Fuller's d.f. (a replayed item is not new)
+            tf = float(t0 + i + 1)
+            if n_distinct > 0 and tf > n_distinct:
+                tf = float(n_distinct)
+            nu = tf - (1.0 if intercept else 0.0)
+            cs = nu / tf  # the share of C in the centred moments: the solved matrix is A - gamma cs C
+            gamma = 1.0 if cs * nrm <= kappa else kappa / (cs * nrm)
             if fuller >= 0.0:
                 # Fuller (1987, section 2.5.1): lambda_J = 1 / rho_J, the smallest root of the joint moments
                 # |[[yy, b^T], [b, A]] - lambda blockdiag(0, C)| = 0, i.e. of |A - b b^T / yy - lambda C|
@@ -242,24 +251,28 @@ def bcrls_loop(R, offsets, y, mode, k_max, Sigma, intercept, kappa, fuller, swee
                         for j in range(p):
                             uj[j] = v1[j] / nj
                 aux[3] = rj
-                tf = float(t0 + i + 1)
-                gf = (tf - (1.0 if intercept else 0.0) - fuller) / tf
-                if rj > 0.0:
-                    gf = min(gf, 1.0 / rj - (1.0 + fuller) / tf)
+                # Fuller's g of C, min((nu - alpha)/t, lambda_J - (1 + alpha)/t), as a share of cs C
+                gf = 0.0
+                if nu > 0.0:
+                    gf = (nu - fuller) / tf
+                    if rj > 0.0:
+                        gf = min(gf, 1.0 / rj - (1.0 + fuller) / tf)
+                    gf = gf / cs
                 gamma = min(gamma, max(gf, 0.0))
             if gamma > gcap:
                 gamma = gcap  # the cross-validated correction scale
             if t0 + i + 1 < warmup:
                 gamma = 0.0  # warm-up: ridge least squares while rho_hat is unreliable (A near rank deficient)
             aux[1] = gamma
-            # fixed-point step theta <- (A)^-1 (b + gamma C theta): contracts at rate gamma * lambda_max(M)
+            # fixed-point step theta <- (A)^-1 (b + gamma cs C theta): contracts at rate gamma cs lambda_max(M)
+            gc = gamma * cs
             _symv(C, theta, v2, p)
             for j in range(p):
-                v2[j] = b[j] + gamma * v2[j]
+                v2[j] = b[j] + gc * v2[j]
             _solve_upper_t(U, v2, v1, p)
-            # over-relaxation in phi = U theta, optimal for the spectrum [1 - gamma rho, 1] of I - gamma M:
-            # phi <- phi + omega (phi_fp - phi), omega = 2 / (2 - gamma rho_hat), rate gamma rho / (2 - gamma rho)
-            omega = 2.0 / (2.0 - gamma * nrm)  # gamma * rho_hat <= max_correction < 1
+            # over-relaxation in phi = U theta, optimal for the spectrum [1 - gc rho, 1] of I - gc M (gc = gamma cs):
+            # phi <- phi + omega (phi_fp - phi), omega = 2 / (2 - gc rho_hat), rate gc rho / (2 - gc rho)
+            omega = 2.0 / (2.0 - gc * nrm)  # gamma * cs * rho_hat <= max_correction < 1
             nrm2 = 0.0
             for r in range(p):
                 s = 0.0

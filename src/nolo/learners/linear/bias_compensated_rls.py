@@ -60,9 +60,15 @@ class BiasCompensatedRLS(NoisyInputLearner):
       noise estimate -- unbalanced designs (docs/eiv.md, section 2c).  The correction of the items seen so far is
       re-estimated with every replicated item (``O(d^2)`` per item); none until one arrives.
 
+    With ``fit_intercept`` (a constant feature with no noise) the centred moments hold the share ``c_t = (t - 1)/t``
+    of the summed correction (:func:`nolo.batch.eiv.centred_noise_share`: the moments about the mean on ``t - 1``
+    degrees of freedom minus the noise covariance of the means, Fuller 1987, section 2.2), so the consistent
+    system is ``(A_t - c_t C_t) w = b_t`` (below); without an intercept ``c_t = 1``.  ``t`` counts the items, or,
+    while :class:`nolo.sklearn_api.EIVRegressor`'s ``fit`` replays its items, the distinct ones.
+
     After one pass this is exactly :class:`nolo.batch.CorrectedLeastSquares` (``noise_cov=Sigma`` resp.
     ``"estimate"``; ``"pooled"`` on ragged readings is its pooled estimate, ``"repeated"`` the per-item one, the
-    same for equal counts) up to ``alpha`` and the solver's tracking error (below).
+    same for equal counts; ``fit_intercept`` alike) up to ``alpha`` and the solver's tracking error (below).
 
     **Recursion** (the bias-compensated RLS of Sagara & Wada, Int. J. Control 25 (1977) 329-343; see
     Soderstrom, *Errors-in-Variables Methods in System Identification*, Springer 2018, on bias-eliminating
@@ -70,14 +76,16 @@ class BiasCompensatedRLS(NoisyInputLearner):
     definite: its upper Cholesky factor ``chol_``, ``A_t = U^T U``, gets one rank-one update per item,
     ``O(p^2)``) and ``C_t = sum C_i`` (positive semidefinite, accumulated).  The coefficients follow the fixed point
     ``w <- A_t^{-1} (b_t + gamma_t C_t w)``, ``sweeps`` steps per item warm-started from the previous item
-    (``O(p^2)`` each), over-relaxed in ``phi = U w`` with ``omega = 2 / (2 - gamma_t rho_hat)`` (optimal for the
-    spectrum ``[1 - gamma rho, 1]``): the step contracts at rate ``gamma rho / (2 - gamma rho)`` instead of
-    ``gamma rho``, ``rho_t = lambda_max(A_t^{-1} C_t)``.
+    (``O(p^2)`` each; ``gamma_t`` stands for ``gamma_t c_t`` in this paragraph and the next), over-relaxed in
+    ``phi = U w`` with ``omega = 2 / (2 - gamma_t rho_hat)`` (optimal for the spectrum ``[1 - gamma rho, 1]``): the
+    step contracts at rate ``gamma rho / (2 - gamma rho)`` instead of ``gamma rho``,
+    ``rho_t = lambda_max(A_t^{-1} C_t)``.
 
     **Positive-definiteness safeguard.**  ``G_t`` itself can be indefinite (few items, heavy noise);
     ``A_t - gamma C_t`` is positive definite iff ``gamma rho_t < 1``.  ``rho_t`` is tracked by one power-
     iteration step per sweep on ``U^{-T} C_t U^{-1}`` (``rho_`` -- a lower estimate, which can lag while ``A_t``
-    is nearly rank deficient: see the two guards below), and the correction is scaled by ``gamma_t = min(1, max_correction / rho_t)`` (``gamma_``): the
+    is nearly rank deficient: see the two guards below), and the correction is scaled by ``gamma_t = min(1,
+    max_correction / (c_t rho_t))`` (``gamma_``, the share of the consistent correction ``c_t C_t``): the
     system solved is always ``A_t - gamma_t C_t >= (1 - max_correction) A_t`` (the regularised corrected Gram),
     early on a partial correction between ridge least squares (``gamma = 0``) and the full correction, and the
     full correction (``gamma = 1``) once the data determine it -- asymptotically ``rho_t`` tends to one minus
@@ -91,14 +99,15 @@ class BiasCompensatedRLS(NoisyInputLearner):
     :class:`nolo.batch.CorrectedLeastSquares`' option, whose docstring states the modification and its sources):
     ``lambda_J = 1 / rho_J`` is the smallest root of the JOINT moments of ``(y, xbar)``,
     ``|[[sum y^2, b_t^T], [b_t, A_t]] - lambda blockdiag(0, C_t)| = 0``, i.e. of ``|A_t - b_t b_t^T / sum y^2 -
-    lambda C_t| = 0``, and the scale is further capped, ``gamma_t <= max(0, min((nu - alpha_F) / t, lambda_J -
-    (1 + alpha_F) / t))`` (``t`` items, ``nu = t - 1`` with the intercept, ``t`` without), Fuller's ``g`` floored at
-    0 (the batch estimator allows a negative ``g``; the fixed point needs ``gamma >= 0``).  ``rho_J`` is tracked
-    by a second power vector (``power_joint_``): per sweep one generalised power step on ``(M, Q)``,
+    lambda C_t| = 0``, and the scale is further capped, ``c_t gamma_t <= max(0, min((nu - alpha_F) / t, lambda_J -
+    (1 + alpha_F) / t))`` (``nu = t - 1`` with the intercept, ``t`` without; ``gamma_t <= max(0, min(1 - alpha_F /
+    nu, (t / nu) lambda_J - (1 + alpha_F) / nu))``, the book's form on ``nu`` degrees of freedom), Fuller's ``g``
+    floored at 0 (the batch estimator allows a negative ``g``; the fixed point needs ``gamma >= 0``).  ``rho_J`` is
+    tracked by a second power vector (``power_joint_``): per sweep one generalised power step on ``(M, Q)``,
     ``M = U^{-T} C_t U^{-1}``, ``Q = I - v v^T / sum y^2``, ``v = U^{-T} b_t`` (``Q^{-1}`` by Sherman-Morrison), and
     its Rayleigh quotient, at least ``rho_``, a lower estimate like ``rho_`` (``rho_joint_``; ``yy_`` is
     ``sum y^2``): ``3 p^2`` more per sweep, only with ``fuller_alpha``.  With the default
-    ``max_correction = 0.9`` the cap ``0.9 / rho_t`` is the tighter one unless ``lambda_J`` is close to 1 or below
+    ``max_correction = 0.9`` the cap ``0.9 / (c_t rho_t)`` is the tighter one unless ``lambda_J`` is close to 1 or below
     -- the target nearly a function of the clean inputs, or few items; with ``max_correction`` close to 1 Fuller's
     rule is the guard.
 
@@ -447,12 +456,13 @@ class BiasCompensatedRLS(NoisyInputLearner):
         fuller = -1.0 if self.fuller_alpha is None else float(self.fuller_alpha)
         yv = np.ascontiguousarray(yv, dtype=np.float64)
         n, t, a = offsets.shape[0] - 1, int(self.t_), 0
+        distinct = int(getattr(self, "_fit_items", 0))  # set while fit replays its items: the count of distinct ones
         while a < n:  # segments end where the cross-validated scale is re-chosen (none without cv_folds)
             e = n if K == 0 else min(n, a + max(nxt - t, 1))
             status = bcrls_loop(
                 R, offsets[a:e + 1], yv[a:e], _MODE[self.noise], k_max, self._sigma(d),
                 bool(self.fit_intercept), float(self.max_correction), fuller, int(self.sweeps), _WARMUP * U.shape[0],
-                t, U, C, b, theta, u, uj, aux, K, FG, FC, Fb, Fn, gcap, W, FW, FP,
+                t, U, C, b, theta, u, uj, aux, K, FG, FC, Fb, Fn, gcap, W, FW, FP, distinct,
             )
             if status < 0:
                 raise NumericalError(
@@ -462,7 +472,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
             t += e - a
             a = e
             if K and t >= nxt:
-                g = choose_correction_scale(FG, self._fold_noise(FC, W, FW, FP, aux[4]), Fb, Fn)
+                g = choose_correction_scale(FG, self._fold_noise(FC, W, FW, FP, aux[4]), Fb, Fn,
+                                            centred=bool(self.fit_intercept))
                 if math.isfinite(g):
                     gcap = g
                 nxt = max(t + 1, math.ceil(1.25 * t))
@@ -500,7 +511,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
         if not self.is_initialized or not self.fold_gram_.shape[0] or self.t_ == 0 or self.cv_next_ >= _NEVER:
             return self
         FC = self._fold_noise(self.fold_correction_, self.scatter_, self.fold_scatter_, self.fold_pool_, self.pool_dof_)
-        g = choose_correction_scale(self.fold_gram_, FC, self.fold_xy_, self.fold_count_)
+        g = choose_correction_scale(self.fold_gram_, FC, self.fold_xy_, self.fold_count_,
+                                    centred=bool(self.fit_intercept))
         if math.isfinite(g):
             self.cv_scale_ = g
         self.cv_next_ = _NEVER
