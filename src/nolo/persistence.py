@@ -25,6 +25,7 @@ Files are written atomically (a temporary file renamed over the target).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -32,11 +33,12 @@ import re
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 from nolo._config import Configurable
+from nolo._validation import state_bytes_bound
 from nolo.exceptions import PersistenceError
 
 FORMAT = "nolo-learner"
@@ -58,6 +60,7 @@ __all__ = [
     "MAX_COUNT",
     "check_state_names",
     "check_feature_count",
+    "fresh_state_bound",
     "compare_state",
 ]
 
@@ -342,14 +345,20 @@ def _state_arrays(state: dict[str, Any]) -> list[np.ndarray]:
 
 def check_feature_count(cls: type, state: dict[str, Any]) -> int | None:
     """The decoded state's ``n_features_in_`` (None when it holds none: an unfitted learner), checked against its
-    arrays before anything is built from it: a positive integer that is the length of an axis of a saved array
-    (unless ``cls._features_are_cells``: then it counts the cells of a matrix)."""
+    arrays before anything is built from it: a positive integer, at most the number of entries the saved arrays
+    hold (a learner keeps at least one weight per feature), and the length of an axis of a saved array (unless
+    ``cls._features_are_cells``: then it counts the cells of a matrix)."""
     if "n_features_in_" not in state:
         return None
     n = state["n_features_in_"]
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise PersistenceError(f"n_features_in_ must be a positive integer, got {n!r}")
-    feature_axes = {ax for a in _state_arrays(state) for ax in a.shape}
+    arrays = _state_arrays(state)
+    entries = sum(a.size for a in arrays)
+    if n > entries:
+        raise PersistenceError(f"n_features_in_={n} is more than the {entries} entries the saved arrays hold: the "
+                               "state keeps at least one number per feature")
+    feature_axes = {ax for a in arrays for ax in a.shape}
     if n not in feature_axes and not getattr(cls, "_features_are_cells", False):
         shapes = {k: v.shape for k, v in state.items() if isinstance(v, np.ndarray) and v.ndim}
         listed = ", ".join(f"{k} {s}" for k, s in list(shapes.items())[:8]) + (", ..." if len(shapes) > 8 else "")
@@ -390,16 +399,18 @@ def _compare_array(key: str, a: Any, ref: np.ndarray, growing: tuple[int, ...], 
     _check_finite_array(key, a)
 
 
-def _check_growth_groups(reference: dict[str, Any], loaded: dict[str, Any], declared: dict) -> None:
-    """Arrays that grow together keep equal lengths: those declared growing on an axis (per axis), and, in a class
-    that declares none, those whose first axis is empty in a fresh instance (a support and its coefficients)."""
+def _check_growth_groups(reference: dict[str, Any], loaded: dict[str, Any], declared: dict,
+                         empty_grows: bool) -> None:
+    """Arrays that grow together keep equal lengths: those declared growing on an axis (per axis), and, when
+    ``empty_grows`` (a class that declares nothing), those whose first axis is empty in a fresh instance (a support
+    and its coefficients)."""
     groups: dict[tuple[str, int], list[str]] = {}
     for key, ref in reference.items():
         if not isinstance(ref, np.ndarray):
             continue
         for ax in declared.get(key, ()):
             groups.setdefault(("declared", ax), []).append(key)
-        if ref.ndim and ref.shape[0] == 0 and not declared:
+        if ref.ndim and ref.shape[0] == 0 and empty_grows:
             groups.setdefault(("empty", 0), []).append(key)
     for (_, ax), keys in groups.items():
         arrs = [loaded.get(k) for k in keys]
@@ -408,6 +419,27 @@ def _check_growth_groups(reference: dict[str, Any], loaded: dict[str, Any], decl
         lengths = {k: a.shape[ax] for k, a in zip(keys, arrs)}
         if len(set(lengths.values())) > 1:
             raise PersistenceError(f"state arrays {sorted(lengths)} grow together but have lengths {lengths} on axis {ax}")
+
+
+#: bytes a fresh instance's state may take beyond twice the bytes of the saved state it is compared with (see
+#: :func:`fresh_state_bound`): room for buffers a fresh instance allocates ahead and for size estimates that round up
+FRESH_STATE_SLACK_BYTES = 4 * 2**20
+
+
+@contextlib.contextmanager
+def fresh_state_bound(state: dict[str, Any]) -> Iterator[None]:
+    """Inside the block, a learner's state size check (:func:`nolo._validation.check_state_bytes`, which the
+    learners sized by their parameters call before allocating) refuses more than twice the bytes of the decoded
+    ``state``'s arrays plus :data:`FRESH_STATE_SLACK_BYTES`.
+
+    A loaded state must match a fresh instance's on every axis that does not grow, so a fresh state much larger
+    than the file's arrays can only be refused once it is built: a file of a few bytes whose parameters ask for
+    ``n_classes=10**9`` is refused here, before the fresh instance allocates anything.
+    """
+    held = sum(a.nbytes for a in _state_arrays(state))
+    with state_bytes_bound(2 * held + FRESH_STATE_SLACK_BYTES,
+                           f"what the saved arrays ({held} bytes) allow for this configuration"):
+        yield
 
 
 def compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any]) -> None:
@@ -424,12 +456,13 @@ def compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any]) 
             f"the saved state of a {cls.__name__} must hold exactly {sorted(reference)}"
             + (f"; unexpected {extra}" if extra else "") + (f"; missing {missing}" if missing else "")
         )
-    growing_decl = getattr(cls, "_growing_state", {})
-    _check_growth_groups(reference, loaded, growing_decl)
+    declared = getattr(cls, "_growing_state", None)  # None: not declared, any empty axis of a fresh state may grow
+    empty_grows, declared = declared is None, declared or {}
+    _check_growth_groups(reference, loaded, declared, empty_grows)
     for key, ref in reference.items():
         v = loaded[key]
         if isinstance(ref, np.ndarray):
-            _compare_array(key, v, ref, tuple(growing_decl.get(key, ())), not growing_decl)
+            _compare_array(key, v, ref, tuple(declared.get(key, ())), empty_grows)
         elif isinstance(ref, np.random.Generator):
             if not isinstance(v, np.random.Generator) or type(v.bit_generator) is not type(ref.bit_generator):
                 raise PersistenceError(f"state attribute {key!r} must be a {type(ref.bit_generator).__name__} generator")

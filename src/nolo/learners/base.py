@@ -42,6 +42,7 @@ from nolo.persistence import (
     check_feature_count,
     check_state_names,
     compare_state,
+    fresh_state_bound,
     decode_state,
     encode_state,
     generator_from_state,
@@ -137,11 +138,11 @@ class Learner(Configurable):
 
     # -- persistence -------------------------------------------------------------------
     #: state arrays whose listed axes may legitimately differ from a fresh instance's (buffers that grow while
-    #: learning, e.g. ``{"points_": (0,), "coef_": (0,)}``).  A class that declares none lets any axis of length 0 in
-    #: a fresh instance grow (a buffer filled lazily); a class that declares some lists every axis that may grow, so
-    #: that an array left empty by its configuration (a component switched off) must stay empty.
-    #: Every other axis of a loaded array must equal the fresh instance's (the checks of :meth:`load`).
-    _growing_state: ClassVar[dict[str, tuple[int, ...]]] = {}
+    #: learning, e.g. ``{"points_": (0,), "coef_": (0,)}``).  A class that leaves it ``None`` lets any axis of length
+    #: 0 in a fresh instance grow (a buffer filled lazily); a class that declares a dict lists every axis that may
+    #: grow (``{}``: none), so that an array left empty by its configuration (a component switched off) must stay
+    #: empty.  Every other axis of a loaded array must equal the fresh instance's (the checks of :meth:`load`).
+    _growing_state: ClassVar[dict[str, tuple[int, ...]] | None] = None
     #: state keys a learner holds only in some phases, each checked on load like the key it names (its twin)
     _optional_state: ClassVar[dict[str, str]] = {}
     #: True when ``n_features_in_`` counts matrix cells (M N) rather than the length of an array axis
@@ -286,7 +287,11 @@ class Learner(Configurable):
         params = {k: copy.deepcopy(v) if isinstance(v, np.random.Generator) else v
                   for k, v in self.get_params(deep=False).items()}  # initialising must not advance a loaded generator
         fresh = type(self)(**params)
-        fresh.initialize(n)
+        try:
+            with fresh_state_bound(state):  # sizes checked before anything is allocated
+                fresh.initialize(n)
+        except ParameterError as exc:
+            raise PersistenceError(f"the parameters do not fit the saved arrays: {exc}") from None
         return fresh._get_state()
 
 
