@@ -346,8 +346,9 @@ def _state_arrays(state: dict[str, Any]) -> list[np.ndarray]:
 def check_feature_count(cls: type, state: dict[str, Any]) -> int | None:
     """The decoded state's ``n_features_in_`` (None when it holds none: an unfitted learner), checked against its
     arrays before anything is built from it: a positive integer, at most the number of entries the saved arrays
-    hold (a learner keeps at least one weight per feature), and the length of an axis of a saved array (unless
-    ``cls._features_are_cells``: then it counts the cells of a matrix)."""
+    hold (unless ``cls._state_per_feature`` is False: a state whose per-feature arrays are buffers filled while
+    learning), and the length of an axis of a saved array (unless ``cls._features_are_cells``: then it counts the
+    cells of a matrix)."""
     if "n_features_in_" not in state:
         return None
     n = state["n_features_in_"]
@@ -355,7 +356,7 @@ def check_feature_count(cls: type, state: dict[str, Any]) -> int | None:
         raise PersistenceError(f"n_features_in_ must be a positive integer, got {n!r}")
     arrays = _state_arrays(state)
     entries = sum(a.size for a in arrays)
-    if n > entries:
+    if n > entries and getattr(cls, "_state_per_feature", True):
         raise PersistenceError(f"n_features_in_={n} is more than the {entries} entries the saved arrays hold: the "
                                "state keeps at least one number per feature")
     feature_axes = {ax for a in arrays for ax in a.shape}

@@ -147,6 +147,9 @@ class Learner(Configurable):
     _optional_state: ClassVar[dict[str, str]] = {}
     #: True when ``n_features_in_`` counts matrix cells (M N) rather than the length of an array axis
     _features_are_cells: ClassVar[bool] = False
+    #: False when a fresh state keeps no number per feature (its per-feature arrays are buffers of points filled
+    #: while learning): only then may ``n_features_in_`` exceed the entries the saved arrays hold
+    _state_per_feature: ClassVar[bool] = True
     #: integer state keys that may hold -1 ("not computed yet")
     _sentinel_state: ClassVar[tuple[str, ...]] = ()
 
