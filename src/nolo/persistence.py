@@ -20,6 +20,10 @@ entry it does not name is refused), each after its declared dtype and shape have
 been checked against the bytes the entry holds -- so a load allocates no more
 than the file's size, plus at most :data:`MAX_INFLATED_BYTES` for compressed
 entries (nolo writes none; a few compressed bytes may declare gigabytes).
+The fresh instance a loaded state is compared with (:func:`compare_state`) is sized before it is built: its
+``n_features_in_`` against the saved arrays (:func:`check_feature_count`), its parameters' state size against the
+bytes those arrays hold (:func:`fresh_state_bound`), so parameters asking for gigabytes are refused before anything
+is allocated.
 Files are written atomically (a temporary file renamed over the target).
 """
 

@@ -245,8 +245,8 @@ def _set_param(name, value):
 ], ids=["Banditron n_classes", "Perceptron n_classes", "SquareCB n_classes", "FastCB sketch_size",
         "KernelLabelTS budget", "MaxEntryOGD n_rows", "Banditron n_features_in_"])
 def test_large_parameters_with_tiny_arrays_are_refused_before_allocating(tmp_path, cls_name, params, edit, match):
-    """A file of at most a few tens of kB whose parameters (or n_features_in_) ask for gigabytes is refused naming the size's
-    source, with the sizes checked before the fresh instance it is compared with allocates anything."""
+    """A file of at most a few tens of kB whose parameters (or n_features_in_) ask for gigabytes is refused naming
+    the size's source, with the sizes checked before the fresh instance it is compared with allocates anything."""
     path = _fresh_file(tmp_path, cls_name, params, edit)
     assert path.stat().st_size < 256 * 2**10
     outcome, peak = _load_measured(path)

@@ -218,7 +218,10 @@ class Learner(Configurable):
         state must be exactly what a fresh instance of the class creates for the file's ``n_features_in_``
         -- the same attribute names, and for each array the same dtype, number of dimensions, shape
         (except the axes the class declares as growing, :attr:`_growing_state`) and memory layout;
-        floats finite, counts non-negative.  Any defect raises :class:`nolo.PersistenceError`.
+        floats finite, counts non-negative.  The fresh instance is sized before it is built: parameters whose
+        state would be much larger than the file's arrays are refused first
+        (:func:`nolo.persistence.fresh_state_bound`).
+        Any defect raises :class:`nolo.PersistenceError`.
         """
         header, arrays = read_npz(path)
         try:
