@@ -8,13 +8,15 @@ message names the parameter and the allowed domain, e.g.::
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
 import os
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -36,6 +38,7 @@ __all__ = [
     "check_writable_file",
     "writeable",
     "check_state_bytes",
+    "state_bytes_bound",
 ]
 
 
@@ -301,17 +304,37 @@ def physical_memory() -> int | None:
         return None
 
 
+#: the bound :func:`state_bytes_bound` sets for the checks inside it: (bytes, what the bound is), or None
+_STATE_BYTES_BOUND: contextvars.ContextVar[tuple[int, str] | None] = contextvars.ContextVar("state_bytes_bound",
+                                                                                           default=None)
+
+
+@contextlib.contextmanager
+def state_bytes_bound(limit: int, label: str) -> Iterator[None]:
+    """Inside the block, :func:`check_state_bytes` also refuses a state of more than ``limit`` bytes, naming
+    ``label`` (what the bound is: e.g. the bytes a model file being loaded holds)."""
+    token = _STATE_BYTES_BOUND.set((int(limit), label))
+    try:
+        yield
+    finally:
+        _STATE_BYTES_BOUND.reset(token)
+
+
 def check_state_bytes(need: int, what: str, *, max_bytes: int | None = None, hint: str = "") -> None:
     """The size check of a learner's state, before anything is allocated: :class:`ParameterError` when ``need``
     bytes exceed ``max_bytes`` (a class's own limit, e.g. SquareCB's ridge oracle) or, without one, this machine's
     physical memory -- numpy would raise a bare ``MemoryError`` part-way through ``initialize``, or allocate lazily
-    and let the process be killed later.  The message is ``"<what> needs N GiB, more than <the limit>; <hint>"``:
-    ``what`` names the parameters the size comes from (``n_classes``, ``n_features``, ...)."""
+    and let the process be killed later -- or, inside :func:`state_bytes_bound`, that bound.  The message is
+    ``"<what> needs N GiB, more than <the limit>; <hint>"``: ``what`` names the parameters the size comes from
+    (``n_classes``, ``n_features``, ...)."""
     if max_bytes is not None:
         limit, label = int(max_bytes), f"max_bytes={int(max_bytes) / 2**30:.2f} GiB"
     else:
         limit = physical_memory()
         label = f"this machine's memory ({(limit or 0) / 2**30:.2f} GiB)"
+    bound = _STATE_BYTES_BOUND.get()
+    if bound is not None and (limit is None or bound[0] < limit):
+        limit, label = bound[0], f"{bound[0] / 2**20:.2f} MiB, {bound[1]}"
     if limit is not None and need > limit:
         raise ParameterError(f"{what} needs {need / 2**30:.2f} GiB, more than {label}" + (f"; {hint}" if hint else ""))
 

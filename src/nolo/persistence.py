@@ -20,21 +20,29 @@ entry it does not name is refused), each after its declared dtype and shape have
 been checked against the bytes the entry holds -- so a load allocates no more
 than the file's size, plus at most :data:`MAX_INFLATED_BYTES` for compressed
 entries (nolo writes none; a few compressed bytes may declare gigabytes).
+The fresh instance a loaded state is compared with (:func:`compare_state`) is sized before it is built: its
+``n_features_in_`` against the saved arrays (:func:`check_feature_count`), its parameters' state size against the
+bytes those arrays hold (:func:`fresh_state_bound`), so parameters asking for gigabytes are refused before anything
+is allocated.
 Files are written atomically (a temporary file renamed over the target).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import re
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
+from nolo._config import Configurable
+from nolo._validation import state_bytes_bound
 from nolo.exceptions import PersistenceError
 
 FORMAT = "nolo-learner"
@@ -53,6 +61,11 @@ __all__ = [
     "read_npz",
     "generator_state",
     "generator_from_state",
+    "MAX_COUNT",
+    "check_state_names",
+    "check_feature_count",
+    "fresh_state_bound",
+    "compare_state",
 ]
 
 
@@ -144,8 +157,6 @@ def encode_state(state: dict[str, Any]) -> tuple[dict, dict[str, np.ndarray]]:
                 raise PersistenceError(f"state attribute {key!r} is not serialisable: {exc}") from None
             meta[key] = {"value": value}
         else:
-            from nolo._config import Configurable
-
             if isinstance(value, Configurable):
                 meta[key] = {"config": value.to_config()}
             else:
@@ -164,8 +175,6 @@ def _array_entry(arrays: dict[str, np.ndarray], name: Any, key: str) -> np.ndarr
 
 def decode_state(meta: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     """Inverse of :func:`encode_state`; raises PersistenceError (only) on a malformed entry."""
-    from nolo._config import Configurable
-
     if not isinstance(meta, dict):
         raise PersistenceError(f"the saved state must be a JSON object, got {type(meta).__name__}")
     out: dict[str, Any] = {}
@@ -316,3 +325,182 @@ def _check_header(header: Any) -> None:
         raise PersistenceError(
             f"format_version {header.get('format_version')!r} is not supported (this nolo reads {FORMAT_VERSION})"
         )
+
+
+# -- the load-time comparison of a decoded state with a fresh instance's -------------------------------------------
+#: bound of a loaded count (rounds, queries, fill counts): far beyond any run, and small enough that ``t_ + 1`` and
+#: friends stay exact in float64 and never overflow the int64 arithmetic of the compiled loops
+MAX_COUNT = 2**53
+
+_STATE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*_")
+
+
+def check_state_names(state: dict[str, Any]) -> None:
+    """Every key of a decoded state is a state attribute name (lower-case letters, digits, ``_``; ending with ``_``)."""
+    for key in state:
+        if not (isinstance(key, str) and _STATE_NAME.fullmatch(key)):
+            raise PersistenceError(f"{key!r} is not a state attribute name (lower-case, ending with '_')")
+
+
+def _state_arrays(state: dict[str, Any]) -> list[np.ndarray]:
+    """The arrays of a decoded state, those in lists included."""
+    return [a for v in state.values() for a in (v if isinstance(v, list) else [v]) if isinstance(a, np.ndarray)]
+
+
+def check_feature_count(cls: type, state: dict[str, Any]) -> int | None:
+    """The decoded state's ``n_features_in_`` (None when it holds none: an unfitted learner), checked against its
+    arrays before anything is built from it: a positive integer, at most the number of entries the saved arrays
+    hold (unless ``cls._state_per_feature`` is False: a state whose per-feature arrays are buffers filled while
+    learning), and the length of an axis of a saved array (unless ``cls._features_are_cells``: then it counts the
+    cells of a matrix)."""
+    if "n_features_in_" not in state:
+        return None
+    n = state["n_features_in_"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise PersistenceError(f"n_features_in_ must be a positive integer, got {n!r}")
+    arrays = _state_arrays(state)
+    entries = sum(a.size for a in arrays)
+    if n > entries and getattr(cls, "_state_per_feature", True):
+        raise PersistenceError(f"n_features_in_={n} is more than the {entries} entries the saved arrays hold: the "
+                               "state keeps at least one number per feature")
+    feature_axes = {ax for a in arrays for ax in a.shape}
+    if n not in feature_axes and not getattr(cls, "_features_are_cells", False):
+        shapes = {k: v.shape for k, v in state.items() if isinstance(v, np.ndarray) and v.ndim}
+        listed = ", ".join(f"{k} {s}" for k, s in list(shapes.items())[:8]) + (", ..." if len(shapes) > 8 else "")
+        raise PersistenceError(f"n_features_in_={n} is the length of no axis of the saved arrays ({listed}): an "
+                               "array of the state has the wrong number of features")
+    return n
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_finite_array(key: str, a: np.ndarray) -> None:
+    if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
+        raise PersistenceError(f"state array {key!r} holds NaN or inf")
+
+
+def _compare_array(key: str, a: Any, ref: np.ndarray, growing: tuple[int, ...], empty_grows: bool) -> None:
+    """``a`` is ``ref`` up to the ``growing`` axes (and, when ``empty_grows``, the axes of length 0 in ``ref``)."""
+    if not isinstance(a, np.ndarray):
+        raise PersistenceError(f"state attribute {key!r} must be an array, got {type(a).__name__}")
+    if a.dtype != ref.dtype:
+        raise PersistenceError(f"state array {key!r} must have dtype {ref.dtype}, got {a.dtype}")
+    if a.ndim != ref.ndim:
+        raise PersistenceError(f"state array {key!r} must have {ref.ndim} dimensions, got shape {a.shape}")
+    for ax, (m, r) in enumerate(zip(a.shape, ref.shape)):
+        if m != r and ax not in growing and not (r == 0 and empty_grows):
+            raise PersistenceError(f"state array {key!r} must have shape {ref.shape} for this configuration, got {a.shape}")
+    c, f = ref.flags.c_contiguous, ref.flags.f_contiguous
+    if (c and not f and not a.flags.c_contiguous) or (f and not c and not a.flags.f_contiguous):
+        raise PersistenceError(f"state array {key!r} must be {'C' if c else 'Fortran'}-ordered (memory layout)")
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        raise PersistenceError(f"state array {key!r} must be contiguous")
+    _check_finite_array(key, a)
+
+
+def _check_growth_groups(reference: dict[str, Any], loaded: dict[str, Any], declared: dict,
+                         empty_grows: bool) -> None:
+    """Arrays that grow together keep equal lengths: those declared growing on an axis (per axis), and, when
+    ``empty_grows`` (a class that declares nothing), those whose first axis is empty in a fresh instance (a support
+    and its coefficients)."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for key, ref in reference.items():
+        if not isinstance(ref, np.ndarray):
+            continue
+        for ax in declared.get(key, ()):
+            groups.setdefault(("declared", ax), []).append(key)
+        if ref.ndim and ref.shape[0] == 0 and empty_grows:
+            groups.setdefault(("empty", 0), []).append(key)
+    for (_, ax), keys in groups.items():
+        arrs = [loaded.get(k) for k in keys]
+        if not all(isinstance(a, np.ndarray) and a.ndim > ax for a in arrs):
+            continue  # reported by the per-array checks
+        lengths = {k: a.shape[ax] for k, a in zip(keys, arrs)}
+        if len(set(lengths.values())) > 1:
+            raise PersistenceError(f"state arrays {sorted(lengths)} grow together but have lengths {lengths} on axis {ax}")
+
+
+#: bytes a fresh instance's state may take beyond twice the bytes of the saved state it is compared with (see
+#: :func:`fresh_state_bound`): room for buffers a fresh instance allocates ahead and for size estimates that round up
+FRESH_STATE_SLACK_BYTES = 4 * 2**20
+
+
+@contextlib.contextmanager
+def fresh_state_bound(state: dict[str, Any]) -> Iterator[None]:
+    """Inside the block, a learner's state size check (:func:`nolo._validation.check_state_bytes`, which the
+    learners sized by their parameters call before allocating) refuses more than twice the bytes of the decoded
+    ``state``'s arrays plus :data:`FRESH_STATE_SLACK_BYTES`.
+
+    A loaded state must match a fresh instance's on every axis that does not grow, so a fresh state much larger
+    than the file's arrays can only be refused once it is built: a file of a few bytes whose parameters ask for
+    ``n_classes=10**9`` is refused here, before the fresh instance allocates anything.
+    """
+    held = sum(a.nbytes for a in _state_arrays(state))
+    with state_bytes_bound(2 * held + FRESH_STATE_SLACK_BYTES,
+                           f"what the saved arrays ({held} bytes) allow for this configuration"):
+        yield
+
+
+def compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any]) -> None:
+    """Raise PersistenceError unless ``loaded`` has the keys, types, dtypes, shapes and layout of ``reference``."""
+    optional = getattr(cls, "_optional_state", {})  # state kept only in some phases: checked like its twin
+    reference = dict(reference)
+    for key, twin in optional.items():
+        if key in loaded and key not in reference and twin in reference:
+            reference[key] = reference[twin]
+    extra = sorted(set(loaded) - set(reference))
+    missing = sorted(set(reference) - set(loaded))
+    if extra or missing:
+        raise PersistenceError(
+            f"the saved state of a {cls.__name__} must hold exactly {sorted(reference)}"
+            + (f"; unexpected {extra}" if extra else "") + (f"; missing {missing}" if missing else "")
+        )
+    declared = getattr(cls, "_growing_state", None)  # None: not declared, any empty axis of a fresh state may grow
+    empty_grows, declared = declared is None, declared or {}
+    _check_growth_groups(reference, loaded, declared, empty_grows)
+    for key, ref in reference.items():
+        v = loaded[key]
+        if isinstance(ref, np.ndarray):
+            _compare_array(key, v, ref, tuple(declared.get(key, ())), empty_grows)
+        elif isinstance(ref, np.random.Generator):
+            if not isinstance(v, np.random.Generator) or type(v.bit_generator) is not type(ref.bit_generator):
+                raise PersistenceError(f"state attribute {key!r} must be a {type(ref.bit_generator).__name__} generator")
+        elif isinstance(ref, (bool, np.bool_)):
+            if not isinstance(v, (bool, np.bool_)):
+                raise PersistenceError(f"state attribute {key!r} must be a bool, got {v!r:.80}")
+        elif _is_int(ref):
+            low = -1 if key in getattr(cls, "_sentinel_state", ()) else 0  # -1 = "not computed yet"
+            if not _is_int(v) or not low <= v < MAX_COUNT:
+                raise PersistenceError(f"state attribute {key!r} must be an integer in [{low}, 2**53), got {v!r:.80}")
+        elif isinstance(ref, (float, np.floating)):
+            if not _is_real(v) or not np.isfinite(v):
+                raise PersistenceError(f"state attribute {key!r} must be a finite real number, got {v!r:.80}")
+        elif isinstance(ref, list):
+            if not isinstance(v, list) or not all(isinstance(a, np.ndarray) for a in v):
+                raise PersistenceError(f"state attribute {key!r} must be a list of arrays")
+            kinds = {(a.dtype, a.ndim) for a in ref}
+            for i, a in enumerate(v):
+                if kinds and (a.dtype, a.ndim) not in kinds:
+                    raise PersistenceError(f"state array {key}[{i}] has dtype {a.dtype} and {a.ndim} dimensions, "
+                                           f"expected one of {sorted((str(d), n) for d, n in kinds)}")
+                _check_finite_array(f"{key}[{i}]", a)
+        elif ref is None:  # filled later (e.g. warm-start weights): None, an array or a list of arrays
+            items = v if isinstance(v, list) else [v]
+            if v is not None and not all(isinstance(a, np.ndarray) and a.dtype.kind in "fiu" for a in items):
+                raise PersistenceError(f"state attribute {key!r} must be None or numeric arrays")
+            for a in items if v is not None else []:
+                _check_finite_array(key, a)
+        elif isinstance(ref, Configurable):
+            if type(v) is not type(ref):
+                raise PersistenceError(f"state attribute {key!r} must be a {type(ref).__name__}")
+        elif isinstance(ref, str):
+            if not isinstance(v, str):
+                raise PersistenceError(f"state attribute {key!r} must be a string")
+        elif type(v) is not type(ref):
+            raise PersistenceError(f"state attribute {key!r} must be a {type(ref).__name__}, got {type(v).__name__}")

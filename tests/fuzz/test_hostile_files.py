@@ -213,3 +213,50 @@ def test_compressed_entries_within_the_budget_still_load(tmp_path):
     np.savez_compressed(tmp_path / "small.npz", **arrays)
     loaded, original = Learner.load(tmp_path / "small.npz"), Learner.load(tmp_path / "model.npz")
     np.testing.assert_array_equal(loaded.W_, original.W_)
+
+
+def _fresh_file(tmp_path, cls_name: str, params: dict, edit) -> Path:
+    """A learner of ``cls_name`` (its first test parameters updated with ``params``) initialised for 4 features
+    (nothing compiled), saved, its header edited by ``edit(header)`` and written back with the same small arrays."""
+    from nolo.checks import registered_learners, test_params
+    from nolo.persistence import read_npz, write_npz_atomic
+
+    cls = next(c for c in registered_learners() if c.__name__ == cls_name)
+    learner = cls(**{**test_params(cls)[0], **params}).initialize(4)
+    header, arrays = read_npz(learner.save(tmp_path / "fresh.npz"))
+    header = json.loads(json.dumps(header))
+    edit(header)
+    return write_npz_atomic(tmp_path / "large.npz", header, arrays)
+
+
+def _set_param(name, value):
+    return lambda h: h["config"]["params"].__setitem__(name, value)
+
+
+@pytest.mark.parametrize("cls_name, params, edit, match", [
+    ("Banditron", {"n_classes": 3}, _set_param("n_classes", 10**9), r"n_classes=1000000000"),
+    ("Perceptron", {"n_classes": 3}, _set_param("n_classes", 10**9), r"n_classes=1000000000"),
+    ("SquareCB", {"n_classes": 3}, _set_param("n_classes", 10**9), r"K=1000000000"),
+    ("FastCB", {"n_classes": 3, "oracle": "fdson"}, _set_param("sketch_size", 10**8), r"sketch_size=100000000"),
+    ("KernelLabelTS", {"n_classes": 3, "budget": 8}, _set_param("budget", 10**9), r"4 x 1000000000"),
+    ("MaxEntryOGD", {"n_rows": 2, "n_cols": 2}, _set_param("n_rows", 10**9), r"n_rows=1000000000"),
+    ("Banditron", {"n_classes": 3}, lambda h: h["state"].__setitem__("n_features_in_", {"value": 10**9}),
+     r"n_features_in_=1000000000 is more than the \d+ entries the saved arrays hold"),
+], ids=["Banditron n_classes", "Perceptron n_classes", "SquareCB n_classes", "FastCB sketch_size",
+        "KernelLabelTS budget", "MaxEntryOGD n_rows", "Banditron n_features_in_"])
+def test_large_parameters_with_tiny_arrays_are_refused_before_allocating(tmp_path, cls_name, params, edit, match):
+    """A file of at most a few tens of kB whose parameters (or n_features_in_) ask for gigabytes is refused naming
+    the size's source, with the sizes checked before the fresh instance it is compared with allocates anything."""
+    path = _fresh_file(tmp_path, cls_name, params, edit)
+    assert path.stat().st_size < 256 * 2**10
+    outcome, peak = _load_measured(path)
+    assert re.search(match, outcome), outcome
+    assert peak < 4 * 2**20, f"the refused load allocated {peak / 2**20:.0f} MiB"
+
+
+def test_parameters_within_the_saved_arrays_still_load(tmp_path):
+    """The bound leaves room for a learner whose parameters fit the saved arrays (here: unchanged)."""
+    from nolo.learners.base import Learner
+
+    loaded = Learner.load(_fresh_file(tmp_path, "SquareCB", {"n_classes": 50}, lambda h: None))
+    assert loaded.W_.shape == (50, 5)

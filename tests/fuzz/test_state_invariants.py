@@ -228,6 +228,17 @@ def _resize(shapes, fill=1.0):
     return edit
 
 
+def _grown(key, axis):
+    """The state array ``key`` one longer on ``axis`` (zeros appended, its memory layout kept)."""
+    def fn(a):
+        shape = list(a.shape)
+        shape[axis] += 1
+        new = np.zeros(shape, dtype=a.dtype, order="F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C")
+        new[tuple(slice(0, n) for n in a.shape)] = a
+        return new
+    return _replace(key, fn)
+
+
 def _stack_support(h, a):
     """The support and its coefficients repeated twice: more points than readings seen."""
     for key in ("support_", "alpha_"):
@@ -258,6 +269,16 @@ SIZES = [
      lambda h, a: _set_value("size_", h["state"]["t_"]["value"] + 1)(h, a)),
     ("KernelOGDRegression", 0, "support_", "support_ with a feature fewer than n_features_in_",
      _replace("support_", lambda s: np.ascontiguousarray(s[:, :-1]))),
+    # a class declaring its growing axes: every other axis keeps the shape the parameters give it
+    ("SquareCB", 0, "hist_", "hist_ a bin longer (shape)", _grown("hist_", 0)),
+    ("SquareCB", 0, "rate_estimates_", "rate_estimates_ with a column more", _grown("rate_estimates_", 1)),
+    ("LinUCB", 0, "P_", "P_ with a row more (shape)", _grown("P_", 1)),
+    ("FastCB", 0, "W_", "W_ with a class more (shape)", _grown("W_", 0)),
+    ("RCINE", 0, "res_X_", "res_X_ with a reservoir row more (shape)", _grown("res_X_", 0)),
+    ("RCINE", 0, "estimates_", "estimates_ with a column more", _grown("estimates_", 1)),
+    ("BiasCompensatedRLS", 5, "fold_gram_", "fold_gram_ with a fold while cv_folds is None (shape)",
+     _grown("fold_gram_", 0)),
+    ("BiasCompensatedRLS", 0, "theta_", "theta_ a coefficient longer (shape)", _grown("theta_", 0)),
 ]
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import copy
 import math
 import os
-import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -40,6 +39,10 @@ from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.persistence import (
     FORMAT,
     FORMAT_VERSION,
+    check_feature_count,
+    check_state_names,
+    compare_state,
+    fresh_state_bound,
     decode_state,
     encode_state,
     generator_from_state,
@@ -135,15 +138,18 @@ class Learner(Configurable):
 
     # -- persistence -------------------------------------------------------------------
     #: state arrays whose listed axes may legitimately differ from a fresh instance's (buffers that grow while
-    #: learning, e.g. ``{"points_": (0,), "coef_": (0,)}``).  A class that declares none lets any axis of length 0 in
-    #: a fresh instance grow (a buffer filled lazily); a class that declares some lists every axis that may grow, so
-    #: that an array left empty by its configuration (a component switched off) must stay empty.
-    #: Every other axis of a loaded array must equal the fresh instance's (the checks of :meth:`load`).
-    _growing_state: ClassVar[dict[str, tuple[int, ...]]] = {}
+    #: learning, e.g. ``{"points_": (0,), "coef_": (0,)}``).  A class that leaves it ``None`` lets any axis of length
+    #: 0 in a fresh instance grow (a buffer filled lazily); a class that declares a dict lists every axis that may
+    #: grow (``{}``: none), so that an array left empty by its configuration (a component switched off) must stay
+    #: empty.  Every other axis of a loaded array must equal the fresh instance's (the checks of :meth:`load`).
+    _growing_state: ClassVar[dict[str, tuple[int, ...]] | None] = None
     #: state keys a learner holds only in some phases, each checked on load like the key it names (its twin)
     _optional_state: ClassVar[dict[str, str]] = {}
     #: True when ``n_features_in_`` counts matrix cells (M N) rather than the length of an array axis
     _features_are_cells: ClassVar[bool] = False
+    #: False when a fresh state keeps no number per feature (its per-feature arrays are buffers of points filled
+    #: while learning): only then may ``n_features_in_`` exceed the entries the saved arrays hold
+    _state_per_feature: ClassVar[bool] = True
     #: integer state keys that may hold -1 ("not computed yet")
     _sentinel_state: ClassVar[tuple[str, ...]] = ()
 
@@ -212,7 +218,10 @@ class Learner(Configurable):
         state must be exactly what a fresh instance of the class creates for the file's ``n_features_in_``
         -- the same attribute names, and for each array the same dtype, number of dimensions, shape
         (except the axes the class declares as growing, :attr:`_growing_state`) and memory layout;
-        floats finite, counts non-negative.  Any defect raises :class:`nolo.PersistenceError`.
+        floats finite, counts non-negative.  The fresh instance is sized before it is built: parameters whose
+        state would be much larger than the file's arrays are refused first
+        (:func:`nolo.persistence.fresh_state_bound`).
+        Any defect raises :class:`nolo.PersistenceError`.
         """
         header, arrays = read_npz(path)
         try:
@@ -261,13 +270,11 @@ class Learner(Configurable):
     def _load_state(obj: "Learner", header: dict, arrays: dict[str, np.ndarray], gens: dict) -> "Learner":
         """Decode the file's state into ``obj`` and check it: the generic checks, then ``obj._check_state()``."""
         state = decode_state(header["state"], arrays)
-        for key in state:
-            if not (isinstance(key, str) and _STATE_NAME.fullmatch(key)):
-                raise PersistenceError(f"{key!r} is not a state attribute name (lower-case, ending with '_')")
+        check_state_names(state)
         reference = obj._fresh_state(state)
         obj._set_state(state)
         loaded = obj._get_state()
-        _compare_state(type(obj), loaded, reference)
+        compare_state(type(obj), loaded, reference)
         for k, entry in gens.items():
             if entry.get("is") == "rng_":
                 if "rng_" not in loaded:
@@ -280,142 +287,18 @@ class Learner(Configurable):
 
     def _fresh_state(self, state: dict[str, Any]) -> dict[str, Any]:
         """The state of a fresh copy of this (unfitted) learner initialised for the file's ``n_features_in_``."""
-        if "n_features_in_" not in state:
+        n = check_feature_count(type(self), state)
+        if n is None:
             return {}
-        n = state["n_features_in_"]
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise PersistenceError(f"n_features_in_ must be a positive integer, got {n!r}")
-        feature_axes = {
-            ax for v in state.values() for a in (v if isinstance(v, list) else [v]) if isinstance(a, np.ndarray)
-            for ax in a.shape
-        }
-        if n not in feature_axes and not getattr(type(self), "_features_are_cells", False):
-            shapes = {k: v.shape for k, v in state.items() if isinstance(v, np.ndarray) and v.ndim}
-            listed = ", ".join(f"{k} {s}" for k, s in list(shapes.items())[:8]) + (", ..." if len(shapes) > 8 else "")
-            raise PersistenceError(f"n_features_in_={n} is the length of no axis of the saved arrays ({listed}): an "
-                                   "array of the state has the wrong number of features")
         params = {k: copy.deepcopy(v) if isinstance(v, np.random.Generator) else v
                   for k, v in self.get_params(deep=False).items()}  # initialising must not advance a loaded generator
         fresh = type(self)(**params)
-        fresh.initialize(n)
+        try:
+            with fresh_state_bound(state):  # sizes checked before anything is allocated
+                fresh.initialize(n)
+        except ParameterError as exc:
+            raise PersistenceError(f"the parameters do not fit the saved arrays: {exc}") from None
         return fresh._get_state()
-
-
-#: bound of a loaded count (rounds, queries, fill counts): far beyond any run, and small enough that ``t_ + 1`` and
-#: friends stay exact in float64 and never overflow the int64 arithmetic of the compiled loops
-MAX_COUNT = 2**53
-
-_STATE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*_")
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _is_real(v: Any) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-
-
-def _check_finite_array(key: str, a: np.ndarray) -> None:
-    if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
-        raise PersistenceError(f"state array {key!r} holds NaN or inf")
-
-
-def _compare_array(cls: type, key: str, a: Any, ref: np.ndarray, growing: tuple[int, ...], empty_grows: bool) -> None:
-    """``a`` is ``ref`` up to the ``growing`` axes (and, when ``empty_grows``, the axes of length 0 in ``ref``)."""
-    if not isinstance(a, np.ndarray):
-        raise PersistenceError(f"state attribute {key!r} must be an array, got {type(a).__name__}")
-    if a.dtype != ref.dtype:
-        raise PersistenceError(f"state array {key!r} must have dtype {ref.dtype}, got {a.dtype}")
-    if a.ndim != ref.ndim:
-        raise PersistenceError(f"state array {key!r} must have {ref.ndim} dimensions, got shape {a.shape}")
-    for ax, (m, r) in enumerate(zip(a.shape, ref.shape)):
-        if m != r and ax not in growing and not (r == 0 and empty_grows):
-            raise PersistenceError(f"state array {key!r} must have shape {ref.shape} for this configuration, got {a.shape}")
-    c, f = ref.flags.c_contiguous, ref.flags.f_contiguous
-    if (c and not f and not a.flags.c_contiguous) or (f and not c and not a.flags.f_contiguous):
-        raise PersistenceError(f"state array {key!r} must be {'C' if c else 'Fortran'}-ordered (memory layout)")
-    if not (a.flags.c_contiguous or a.flags.f_contiguous):
-        raise PersistenceError(f"state array {key!r} must be contiguous")
-    _check_finite_array(key, a)
-
-
-def _check_growth_groups(reference: dict[str, Any], loaded: dict[str, Any], declared: dict) -> None:
-    """Arrays that grow together keep equal lengths: those declared growing on an axis (per axis), and, in a class
-    that declares none, those whose first axis is empty in a fresh instance (a support and its coefficients)."""
-    groups: dict[tuple[str, int], list[str]] = {}
-    for key, ref in reference.items():
-        if not isinstance(ref, np.ndarray):
-            continue
-        for ax in declared.get(key, ()):
-            groups.setdefault(("declared", ax), []).append(key)
-        if ref.ndim and ref.shape[0] == 0 and not declared:
-            groups.setdefault(("empty", 0), []).append(key)
-    for (_, ax), keys in groups.items():
-        arrs = [loaded.get(k) for k in keys]
-        if not all(isinstance(a, np.ndarray) and a.ndim > ax for a in arrs):
-            continue  # reported by the per-array checks
-        lengths = {k: a.shape[ax] for k, a in zip(keys, arrs)}
-        if len(set(lengths.values())) > 1:
-            raise PersistenceError(f"state arrays {sorted(lengths)} grow together but have lengths {lengths} on axis {ax}")
-
-
-def _compare_state(cls: type, loaded: dict[str, Any], reference: dict[str, Any]) -> None:
-    """Raise PersistenceError unless ``loaded`` has the keys, types, dtypes, shapes and layout of ``reference``."""
-    optional = getattr(cls, "_optional_state", {})  # state kept only in some phases: checked like its twin
-    reference = dict(reference)
-    for key, twin in optional.items():
-        if key in loaded and key not in reference and twin in reference:
-            reference[key] = reference[twin]
-    extra = sorted(set(loaded) - set(reference))
-    missing = sorted(set(reference) - set(loaded))
-    if extra or missing:
-        raise PersistenceError(
-            f"the saved state of a {cls.__name__} must hold exactly {sorted(reference)}"
-            + (f"; unexpected {extra}" if extra else "") + (f"; missing {missing}" if missing else "")
-        )
-    growing_decl = getattr(cls, "_growing_state", {})
-    _check_growth_groups(reference, loaded, growing_decl)
-    for key, ref in reference.items():
-        v = loaded[key]
-        if isinstance(ref, np.ndarray):
-            _compare_array(cls, key, v, ref, tuple(growing_decl.get(key, ())), not growing_decl)
-        elif isinstance(ref, np.random.Generator):
-            if not isinstance(v, np.random.Generator) or type(v.bit_generator) is not type(ref.bit_generator):
-                raise PersistenceError(f"state attribute {key!r} must be a {type(ref.bit_generator).__name__} generator")
-        elif isinstance(ref, (bool, np.bool_)):
-            if not isinstance(v, (bool, np.bool_)):
-                raise PersistenceError(f"state attribute {key!r} must be a bool, got {v!r:.80}")
-        elif _is_int(ref):
-            low = -1 if key in getattr(cls, "_sentinel_state", ()) else 0  # -1 = "not computed yet"
-            if not _is_int(v) or not low <= v < MAX_COUNT:
-                raise PersistenceError(f"state attribute {key!r} must be an integer in [{low}, 2**53), got {v!r:.80}")
-        elif isinstance(ref, (float, np.floating)):
-            if not _is_real(v) or not np.isfinite(v):
-                raise PersistenceError(f"state attribute {key!r} must be a finite real number, got {v!r:.80}")
-        elif isinstance(ref, list):
-            if not isinstance(v, list) or not all(isinstance(a, np.ndarray) for a in v):
-                raise PersistenceError(f"state attribute {key!r} must be a list of arrays")
-            kinds = {(a.dtype, a.ndim) for a in ref}
-            for i, a in enumerate(v):
-                if kinds and (a.dtype, a.ndim) not in kinds:
-                    raise PersistenceError(f"state array {key}[{i}] has dtype {a.dtype} and {a.ndim} dimensions, "
-                                           f"expected one of {sorted((str(d), n) for d, n in kinds)}")
-                _check_finite_array(f"{key}[{i}]", a)
-        elif ref is None:  # filled later (e.g. warm-start weights): None, an array or a list of arrays
-            items = v if isinstance(v, list) else [v]
-            if v is not None and not all(isinstance(a, np.ndarray) and a.dtype.kind in "fiu" for a in items):
-                raise PersistenceError(f"state attribute {key!r} must be None or numeric arrays")
-            for a in items if v is not None else []:
-                _check_finite_array(key, a)
-        elif isinstance(ref, Configurable):
-            if type(v) is not type(ref):
-                raise PersistenceError(f"state attribute {key!r} must be a {type(ref).__name__}")
-        elif isinstance(ref, str):
-            if not isinstance(v, str):
-                raise PersistenceError(f"state attribute {key!r} must be a string")
-        elif type(v) is not type(ref):
-            raise PersistenceError(f"state attribute {key!r} must be a {type(ref).__name__}, got {type(v).__name__}")
 
 
 # -- invariants of a loaded state: the checks the ``_check_state`` overrides share ---------------------------------

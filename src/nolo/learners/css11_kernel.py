@@ -80,6 +80,7 @@ class _KernelOGDBase:
     """State handling shared by the two kernel learners (support points in the kernel's frame)."""
 
     _growing_state = {"support_": (0,), "alpha_": (0,)}  # a point per round (Learner.load's shape check)
+    _state_per_feature = False  # a fresh learner's support is empty
 
     def _init_state(self, n_features: int) -> None:
         self.support_ = np.zeros((0, n_features))

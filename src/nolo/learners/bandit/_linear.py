@@ -81,6 +81,18 @@ class LinearMulticlassMixin:
         check_int(self.n_classes, "n_classes", low=2)
         check_choice(self.dtype, "dtype", DTYPES)
 
+    def initialize(self, n_features: int) -> "LinearMulticlassMixin":
+        """As :meth:`Learner.initialize`, refusing (ParameterError, nothing allocated) a weight matrix larger than
+        this machine's memory."""
+        self._validate_params()
+        if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)) and n_features >= 1:
+            K, d = int(self.n_classes), int(n_features)
+            check_state_bytes(K * d * np.dtype(self.dtype).itemsize, f"{type(self).__name__} keeps an n_classes x "
+                              f"n_features {self.dtype} weight matrix: n_classes={K}, n_features={d}",
+                              hint="lower n_classes or the rows' dimension (feature hashing, "
+                                   "nolo.kernels.NystroemFeatures)")
+        return super().initialize(n_features)
+
     def _init_weights(self, n_features: int) -> None:
         self.W_ = np.zeros((int(self.n_classes), n_features), dtype=self.dtype, order="F")
 
@@ -512,16 +524,6 @@ class ExploringBanditLearner(OneBitBanditLearner):
             return corollary_gamma(self.gamma, self.horizon, complexity=getattr(self, "complexity", 1.0),
                                    kappa=self._kappa_for_schedule())
         return float(self.gamma)
-
-    def initialize(self, n_features: int) -> "ExploringBanditLearner":
-        self._validate_params()
-        if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)) and n_features >= 1:
-            K, d = int(self.n_classes), int(n_features)
-            check_state_bytes(K * d * np.dtype(self.dtype).itemsize, f"{type(self).__name__} keeps an n_classes x "
-                              f"n_features {self.dtype} weight matrix: n_classes={K}, n_features={d}",
-                              hint="lower n_classes or the rows' dimension (feature hashing, "
-                                   "nolo.kernels.NystroemFeatures)")
-        return super().initialize(n_features)
 
     def _init_state(self, n_features: int) -> None:
         self._init_weights(n_features)

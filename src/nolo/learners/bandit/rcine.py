@@ -123,6 +123,9 @@ class RCINE(ExploringBanditLearner):
     """
 
     _logs_rounds = True
+    #: the one state array that grows (a row of estimated rates per refit); the reservoir keeps the size the
+    #: parameters give it
+    _growing_state = {"estimates_": (0,)}
 
     def __init__(self, n_classes=2, gamma=0.05, refit_every=50_000, reservoir_size=2_000, estimator=None,
                  warm_refit_epochs=2, rho_max=0.49, horizon=None, complexity=1.0, dtype="float64", seed=None):

@@ -338,6 +338,9 @@ class SquareCB(OneBitBanditLearner):
 
     #: SquareCB works in float64 (the oracles' inverses and step sizes); not a parameter
     dtype = "float64"
+    #: the one state array that grows (a row per rate block, :attr:`rate_estimates_`); the weights, the oracle's
+    #: state and the rate estimate's arrays keep the shapes the parameters give them
+    _growing_state = {"rate_estimates_": (0,)}
 
     @property
     def learns_off_policy(self) -> bool:

@@ -164,6 +164,7 @@ class NoisyKernelLearner(NoisyInputLearner):
     """
 
     _growing_state = {"shift_": (0,), "count_": (0,)}  # one entry per degree bucket (Learner.load's shape check)
+    _state_per_feature = False  # a fresh learner's buckets of copies are empty
 
     def __init__(
         self,

@@ -183,6 +183,9 @@ class BiasCompensatedRLS(NoisyInputLearner):
 
     #: readings per round the contract checks serve (the default mode's minimum)
     copies_per_round = 2
+    #: no state array grows: every shape is fixed by n_features and the parameters (the fold arrays are empty, and
+    #: must stay so, without cv_folds)
+    _growing_state: dict = {}
 
     def __init__(
         self,

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from nolo._validation import check_array, check_choice, check_int, check_scalar
+from nolo._validation import check_array, check_choice, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.learners.base import FullInformationLearner, check_state_sqnorm
 from nolo.learners.oco_examples._common import NotesOGDMixin, check_round_target
@@ -108,6 +108,8 @@ class _MatrixOGD(NotesOGDMixin, FullInformationLearner):
     def initialize(self, n_features=None) -> "_MatrixOGD":
         """Create fresh state (the shape comes from ``n_rows``, ``n_cols``; ``n_features`` is ignored)."""
         M, N = self._validate_shape()
+        check_state_bytes(8 * M * N, f"{type(self).__name__} keeps an n_rows x n_cols float64 matrix: n_rows={M}, "
+                          f"n_cols={N}")
         return super().initialize(M * N)
 
     def _init_state(self, n_features: int) -> None:
