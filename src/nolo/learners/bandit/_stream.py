@@ -478,6 +478,9 @@ def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
 # ---------------------------------------------------------------------------------------------
 # the per-round API's entry points: the same act/update, the scalar score arithmetic (same bits)
 # ---------------------------------------------------------------------------------------------
+# Every entry point hands the record's rules the weights as a slice ``W[:, :K]`` (numba layout "A"), as the stream
+# loop does with its padded copy: the rules then have one signature per record, compiled once and linked into every
+# entry point (and loaded from the rule's own cache by a later process), instead of once more per weight layout.
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -490,25 +493,27 @@ def _round_scores(Wt, idx, val, nnz):
 
 def _act_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
+    K = Wt.shape[1]
     sp = _round_scores(Wt, idx, val, nnz)
-    adjust(state, Wt, idx, val, 0, nnz, sp, Wt.shape[1])
-    return act(state, sp, Wt.shape[1], rng)
+    adjust(state, Wt[:, :K], idx, val, 0, nnz, sp, K)
+    return act(state, sp, K, rng)
 
 
 def _learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
     K = Wt.shape[1]
+    W = Wt[:, :K]
     sp = _round_scores(Wt, idx, val, nnz)
-    adjust(state, Wt, idx, val, 0, nnz, sp, K)
+    adjust(state, W, idx, val, 0, nnz, sp, K)
     yhat = argmax_first(sp[:K])
-    return update(state, Wt, idx, val, 0, nnz, sp[:K], y, yhat, played, feedback), yhat
+    return update(state, W, idx, val, 0, nnz, sp[:K], y, yhat, played, feedback), yhat
 
 
 def _act_prob_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played, probability of played) for one row: ``act``'s draw and ``probs``' distribution."""
     K = Wt.shape[1]
     sp = _round_scores(Wt, idx, val, nnz)
-    adjust(state, Wt, idx, val, 0, nnz, sp, K)
+    adjust(state, Wt[:, :K], idx, val, 0, nnz, sp, K)
     out = np.zeros(K)
     probs(state, sp, K, out)
     yhat, played = act(state, sp, K, rng)
@@ -522,7 +527,7 @@ def _probs_rows(state, Wt, rows, P):
     for i in range(P.shape[0]):
         idx, val, lo, hi = row_of(rows, i)
         scores_padded(Wp, idx, val, lo, hi, sp)
-        adjust(state, Wt, idx, val, lo, hi, sp, K)
+        adjust(state, Wp[:, :K], idx, val, lo, hi, sp, K)
         probs(state, sp, K, P[i])
 
 
