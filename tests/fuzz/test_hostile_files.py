@@ -254,6 +254,65 @@ def test_large_parameters_with_tiny_arrays_are_refused_before_allocating(tmp_pat
     assert peak < 4 * 2**20, f"the refused load allocated {peak / 2**20:.0f} MiB"
 
 
+def _widened_file(tmp_path, cls_name: str, params: dict, n: int) -> Path:
+    """A learner of ``cls_name`` saved for 4 features whose ``n_features_in_`` is set to ``n`` and whose vectors of
+    4 and empty arrays with an axis of 4 are widened to ``n`` on it (zeros; matrices are left as they are): a file of
+    about ``n`` numbers per vector."""
+    from nolo.checks import registered_learners, test_params
+    from nolo.persistence import read_npz, write_npz_atomic
+
+    cls = next(c for c in registered_learners() if c.__name__ == cls_name)
+    learner = cls(**{**test_params(cls)[0], **params}).initialize(4)
+    header, arrays = read_npz(learner.save(tmp_path / "fresh.npz"))
+    header = json.loads(json.dumps(header))
+    header["state"]["n_features_in_"] = {"value": n}
+    arrays = {k: np.zeros(tuple(n if m == 4 else m for m in a.shape), a.dtype) if 4 in a.shape and a.size in (0, 4) else a
+              for k, a in arrays.items()}
+    return write_npz_atomic(tmp_path / "wide.npz", header, arrays)
+
+
+@pytest.mark.parametrize("cls_name, params, n, match", [
+    ("KnownCovarianceLinearRegression", {"noise_cov": 0.01}, 10**5,
+     r"noise_cov \(a scalar variance\) expanded to a d x d float64 matrix \(d = 100000\) needs 74\.51 GiB"),
+    ("KnownCovarianceLinearRegression", {"noise_cov": [0.01, 0.02, 0.03, 0.04]}, 10**5,
+     r"noise_cov \(a vector of 100000 variances\) expanded to a d x d float64 matrix"),
+    ("BiasCompensatedRLS", {"noise": "known", "noise_cov": 0.01, "fit_intercept": False}, 10**5,
+     r"noise_cov as a d x d matrix: n_features=100000"),
+    ("GaussianNoiseKernelRegression", {}, 10**9,
+     r"noise variances and normalisers \(d = 1000000000, from noise_cov\) needs 14\.90 GiB"),
+], ids=["KnownCovariance scalar", "KnownCovariance vector", "BiasCompensatedRLS known", "GaussianNoiseKernel"])
+def test_a_noise_covariance_expanded_for_a_large_dimension_is_refused_before_allocating(tmp_path, cls_name, params,
+                                                                                      n, match):
+    """A file of about d numbers whose n_features_in_ = d would make the fresh learner build a d x d matrix (or,
+    for the kernel, with no per-feature state saved, d-long vectors) from a scalar or vector noise covariance is
+    refused, naming the parameter, before the matrix is built."""
+    if cls_name == "KnownCovarianceLinearRegression" and np.ndim(params["noise_cov"]):
+        params = {**params, "noise_cov": [0.01] * 4}
+        path = _widened_file(tmp_path, cls_name, params, n)
+        from nolo.persistence import read_npz, write_npz_atomic
+        header, arrays = read_npz(path)
+        header["config"]["params"]["noise_cov"] = [0.01] * n
+        path = write_npz_atomic(tmp_path / "wide_vector.npz", header, arrays)
+    else:
+        path = _widened_file(tmp_path, cls_name, params, n)
+    size = path.stat().st_size
+    outcome, peak = _load_measured(path)
+    assert re.search(match, outcome), outcome
+    assert peak < 2 * size + 4 * 2**20, f"the refused load allocated {peak / 2**20:.0f} MiB (file: {size} bytes)"
+
+
+def test_the_gaussian_noise_kernel_loads_a_large_dimension_without_a_d_x_d_matrix(tmp_path):
+    """The Gaussian surrogate kernel keeps a scalar or vector noise covariance as its d variances: a learner saved
+    for d = 10^5 features loads within a few MiB."""
+    from nolo.learners.base import Learner
+
+    path = _widened_file(tmp_path, "GaussianNoiseKernelRegression", {}, 10**5)
+    outcome, peak = _load_measured(path)
+    assert outcome == "loaded"
+    assert peak < 8 * 2**20, f"the load allocated {peak / 2**20:.0f} MiB"
+    assert Learner.load(path).n_features_in_ == 10**5
+
+
 def test_parameters_within_the_saved_arrays_still_load(tmp_path):
     """The bound leaves room for a learner whose parameters fit the saved arrays (here: unchanged)."""
     from nolo.learners.base import Learner

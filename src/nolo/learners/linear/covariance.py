@@ -14,7 +14,7 @@ import numpy as np
 
 from nolo._validation import check_array, check_int
 from nolo.exceptions import ParameterError
-from nolo.kernels.surrogate import check_noise_covariance
+from nolo.kernels.surrogate import check_noise_covariance, noise_variances
 
 __all__ = ["CovarianceSchedule"]
 
@@ -54,12 +54,13 @@ class CovarianceSchedule:
                     raise ParameterError(f"{name} given per round as matrices must have shape (T, {d}, {d}), got {arr.shape}")
                 if arr.shape[0] == 0:
                     raise ParameterError(f"{name} sequence is empty")
+                check = noise_variances if arr.ndim == 2 else check_noise_covariance  # variances: no d x d matrix
                 for t in range(arr.shape[0]):
-                    check_noise_covariance(arr[t], d, f"{name}[{t}]")
+                    check(arr[t], d, f"{name}[{t}]")
                 self._seq = arr
             else:
-                self._const = check_noise_covariance(arr, d, name)
-                self._const_diag = bool(np.all(self._const == np.diag(np.diag(self._const))))
+                self._const = check_noise_covariance(arr, d, name)  # size-checked before a scalar or vector is expanded
+                self._const_diag = arr.ndim < 2 or bool(np.all(self._const == np.diag(np.diag(self._const))))
 
     @property
     def length(self) -> int | None:
