@@ -91,8 +91,7 @@ def check_noise_covariance(cov, d: int | None = None, name: str = "noise_cov", *
         v = noise_variances(arr, d, name)
         n = v.shape[0]
         kind = "scalar variance" if arr.ndim == 0 else f"vector of {n} variances"
-        check_state_bytes(8 * n * n, f"{name} (a {kind}) expanded to a d x d float64 matrix (d = {n})",
-                          hint="the dimension d is too large for a covariance matrix")
+        check_state_bytes(8 * n * n, f"{name} (a {kind}) expanded to a d x d float64 matrix (d = {n})")
         return np.diag(v)
     if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ParameterError(f"{name} must be a square (d, d) matrix, got shape {arr.shape}")
