@@ -254,6 +254,88 @@ def test_large_parameters_with_tiny_arrays_are_refused_before_allocating(tmp_pat
     assert peak < 4 * 2**20, f"the refused load allocated {peak / 2**20:.0f} MiB"
 
 
+def _widened_file(tmp_path, cls_name: str, params: dict, n: int) -> Path:
+    """A learner of ``cls_name`` saved for 4 features whose ``n_features_in_`` is set to ``n`` and whose vectors of
+    4 and empty arrays with an axis of 4 are widened to ``n`` on it (zeros; matrices are left as they are): a file of
+    about ``n`` numbers per vector."""
+    from nolo.checks import registered_learners, test_params
+    from nolo.persistence import read_npz, write_npz_atomic
+
+    cls = next(c for c in registered_learners() if c.__name__ == cls_name)
+    learner = cls(**{**test_params(cls)[0], **params}).initialize(4)
+    header, arrays = read_npz(learner.save(tmp_path / "fresh.npz"))
+    header = json.loads(json.dumps(header))
+    header["state"]["n_features_in_"] = {"value": n}
+    arrays = {k: np.zeros(tuple(n if m == 4 else m for m in a.shape), a.dtype) if 4 in a.shape and a.size in (0, 4) else a
+              for k, a in arrays.items()}
+    return write_npz_atomic(tmp_path / "wide.npz", header, arrays)
+
+
+def _vector_noise(path: Path, n: int) -> Path:
+    """The file at ``path`` with its ``noise_cov`` parameter replaced by ``n`` variances."""
+    from nolo.persistence import read_npz, write_npz_atomic
+
+    header, arrays = read_npz(path)
+    header["config"]["params"]["noise_cov"] = [0.01] * n
+    return write_npz_atomic(path.with_name("vector.npz"), header, arrays)
+
+
+@pytest.mark.parametrize("cls_name, params, n, match", [
+    ("BiasCompensatedRLS", {"noise": "known", "noise_cov": 0.01, "fit_intercept": False, "cv_folds": None}, 10**5,
+     r"2 p x p float64 matrices .* and noise_cov as a d x d matrix: n_features=100000 needs 223\.52 GiB"),
+    ("GaussianNoiseKernelRegression", {}, 10**9,
+     r"noise variances and normalisers \(d = 1000000000, from noise_cov\) needs 14\.90 GiB"),
+], ids=["BiasCompensatedRLS known", "GaussianNoiseKernel"])
+def test_a_noise_covariance_for_a_large_dimension_is_refused_before_allocating(tmp_path, cls_name, params, n, match):
+    """A file of about d numbers (none, for the kernel's empty support) whose n_features_in_ = d would make the fresh
+    learner build a d x d matrix (for the kernel: d-long vectors) from a scalar noise covariance is refused, naming
+    the parameter, before anything is built."""
+    path = _widened_file(tmp_path, cls_name, params, n)
+    size = path.stat().st_size
+    outcome, peak = _load_measured(path)
+    assert re.search(match, outcome), outcome
+    assert peak < 2 * size + 4 * 2**20, f"the refused load allocated {peak / 2**20:.0f} MiB (file: {size} bytes)"
+
+
+@pytest.mark.parametrize("cls_name, params, vector", [
+    ("KnownCovarianceLinearRegression", {"noise_cov": 0.01}, False),
+    ("KnownCovarianceLinearRegression", {"noise_cov": [0.01] * 4}, True),
+    ("GaussianNoiseKernelRegression", {}, False),
+], ids=["KnownCovariance scalar", "KnownCovariance vector", "GaussianNoiseKernel scalar"])
+def test_a_diagonal_noise_covariance_loads_for_a_large_dimension_without_a_d_x_d_matrix(tmp_path, cls_name, params,
+                                                                                      vector):
+    """A scalar or vector noise covariance is kept as its d variances (the d x d matrix is built only when asked
+    for): a learner saved for d = 10^5 features loads within its arrays' size and a few MiB."""
+    path = _widened_file(tmp_path, cls_name, params, 10**5)
+    if vector:
+        path = _vector_noise(path, 10**5)
+    size = path.stat().st_size
+    outcome, peak = _load_measured(path)
+    assert outcome == "loaded"
+    assert peak < 2 * size + 6 * 2**20, f"the load allocated {peak / 2**20:.0f} MiB (file: {size} bytes)"
+
+
+def test_a_noise_covariance_is_size_checked_before_it_is_expanded():
+    """Inside a state size bound (Learner.load's), a scalar or vector noise covariance whose d x d matrix exceeds it
+    is refused naming the parameter; outside one, a legitimate d is expanded."""
+    from nolo._validation import state_bytes_bound
+    from nolo.exceptions import ParameterError
+    from nolo.kernels.surrogate import check_noise_covariance
+
+    tracemalloc.start()
+    try:
+        with state_bytes_bound(2**20, "the test's bound"):
+            with pytest.raises(ParameterError, match=r"noise_cov \(a scalar variance\) expanded to a d x d float64 "
+                                                     r"matrix \(d = 100000\) needs 74\.51 GiB, more than 1\.00 MiB"):
+                check_noise_covariance(0.01, 10**5)
+            with pytest.raises(ParameterError, match=r"Sigma \(a vector of 1000 variances\) expanded"):
+                check_noise_covariance(np.full(1000, 0.01), None, "Sigma")
+        assert tracemalloc.get_traced_memory()[1] < 2**20
+    finally:
+        tracemalloc.stop()
+    assert check_noise_covariance(0.01, 1000).shape == (1000, 1000)
+
+
 def test_parameters_within_the_saved_arrays_still_load(tmp_path):
     """The bound leaves room for a learner whose parameters fit the saved arrays (here: unchanged)."""
     from nolo.learners.base import Learner

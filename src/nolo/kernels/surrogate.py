@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from nolo._config import Configurable
-from nolo._validation import check_array, check_int, check_scalar
+from nolo._validation import check_array, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.compiled import GaussianSpec
 
@@ -42,6 +42,7 @@ __all__ = [
     "SurrogateKernelPair",
     "GaussianSurrogateKernel",
     "check_noise_covariance",
+    "noise_variances",
     "pairwise_sq_dists",
 ]
 
@@ -52,6 +53,27 @@ def pairwise_sq_dists(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return np.maximum(sq, 0.0)
 
 
+def noise_variances(cov, d: int | None = None, name: str = "noise_cov") -> np.ndarray:
+    """The variances of a noise covariance given as a scalar ``v >= 0`` (``v I``, needs ``d``) or a vector of
+    variances ``>= 0`` (a diagonal matrix), validated as :func:`check_noise_covariance` validates them, as a
+    ``(d,)`` float64 vector: the ``(d, d)`` matrix is not built.  Raises :class:`ParameterError` naming ``name``
+    (also for a matrix: use :func:`check_noise_covariance`)."""
+    arr = check_array(cov, name, ndim=(0, 1, 2))
+    if arr.ndim == 0:
+        if d is None:
+            raise ParameterError(f"{name} is a scalar variance; the dimension d must be known to build v*I")
+        if arr < 0:
+            raise ParameterError(f"{name} must be a variance >= 0, got {float(arr)}")
+        return np.full(check_int(d, "d", low=1), float(arr))
+    if arr.ndim == 1:
+        if np.any(arr < 0):
+            raise ParameterError(f"{name} given as a vector holds variances, which must all be >= 0")
+        if d is not None and arr.shape[0] != d:
+            raise ParameterError(f"{name} has {arr.shape[0]} variances but the inputs have d={d} features")
+        return np.array(arr, dtype=np.float64)
+    raise ParameterError(f"{name} is a (d, d) matrix, not a scalar variance or a vector of variances")
+
+
 def check_noise_covariance(cov, d: int | None = None, name: str = "noise_cov", *, tol: float = 1e-10) -> np.ndarray:
     """Validate a noise covariance and return it as a ``(d, d)`` symmetric PSD float64 matrix.
 
@@ -59,21 +81,18 @@ def check_noise_covariance(cov, d: int | None = None, name: str = "noise_cov", *
     ``>= 0`` (a diagonal matrix) or a ``(d, d)`` matrix, which must be
     symmetric (up to ``tol`` relative) and positive semidefinite (smallest
     eigenvalue ``>= -tol * ||Sigma||``).  Raises :class:`ParameterError`
-    naming ``name``.
+    naming ``name``; also, before a scalar or a vector is expanded, when the
+    ``(d, d)`` matrix would not fit the state size bound
+    (:func:`nolo._validation.check_state_bytes`: this machine's memory, or
+    inside ``Learner.load`` what the file's arrays allow).
     """
     arr = check_array(cov, name, ndim=(0, 1, 2))
-    if arr.ndim == 0:
-        if d is None:
-            raise ParameterError(f"{name} is a scalar variance; the dimension d must be known to build v*I")
-        if arr < 0:
-            raise ParameterError(f"{name} must be a variance >= 0, got {float(arr)}")
-        return float(arr) * np.eye(d)
-    if arr.ndim == 1:
-        if np.any(arr < 0):
-            raise ParameterError(f"{name} given as a vector holds variances, which must all be >= 0")
-        if d is not None and arr.shape[0] != d:
-            raise ParameterError(f"{name} has {arr.shape[0]} variances but the inputs have d={d} features")
-        return np.diag(arr)
+    if arr.ndim < 2:
+        v = noise_variances(arr, d, name)
+        n = v.shape[0]
+        kind = "scalar variance" if arr.ndim == 0 else f"vector of {n} variances"
+        check_state_bytes(8 * n * n, f"{name} (a {kind}) expanded to a d x d float64 matrix (d = {n})")
+        return np.diag(v)
     if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ParameterError(f"{name} must be a square (d, d) matrix, got shape {arr.shape}")
     if d is not None and arr.shape[0] != d:
@@ -169,7 +188,9 @@ class GaussianSurrogateKernel(SurrogateKernelPair):
             else:
                 lam, Q = np.diag(sym).copy(), None
         else:
-            lam = np.diag(check_noise_covariance(arr, d)).copy()
+            check_state_bytes(16 * d, f"the Gaussian surrogate kernel keeps d per-coordinate noise variances and "
+                              f"normalisers (d = {d}, from noise_cov)")
+            lam = noise_variances(arr, d)  # a diagonal covariance: its variances, no d x d matrix
             Q = None
         lmax = float(np.max(lam))
         if not 2.0 * lmax < s2:

@@ -1100,12 +1100,8 @@ class AutoCB(OneBitBanditLearner):
         check_state_column_sqnorms("kernel_lnorm_", self.kernel_lnorm_, "kernel_land_", self.kernel_land_)
 
     def _fresh_state(self, state: dict) -> dict:
-        """As SquareCB's: ``W_`` is d + 1 wide."""
-        n, W = state.get("n_features_in_"), state.get("W_")
-        if (isinstance(n, int) and not isinstance(n, bool) and isinstance(W, np.ndarray) and W.ndim == 2
-                and W.shape[1] == n + 1):
-            state = {**state, "_axis_d": np.empty((0, n))}
-        return super()._fresh_state(state)
+        """As SquareCB's: ``W_`` is d + 1 wide (:func:`nolo.learners.bandit.squarecb.with_feature_axis`)."""
+        return super()._fresh_state(S.with_feature_axis(state))
 
     # -- figures --------------------------------------------------------------------------------------
     @property

@@ -10,7 +10,7 @@ from nolo import _scale
 from nolo._validation import (check_array, check_bool, check_choice, check_int, check_scalar, check_seed,
                               check_state_bytes)
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
-from nolo.kernels.surrogate import check_noise_covariance
+from nolo.kernels.surrogate import check_noise_covariance, noise_variances
 from nolo.batch.eiv import choose_correction_scale
 from nolo.learners.base import NoisyInputLearner, check_state_spd, check_state_sqnorm
 from nolo.learners.linear._bcrls import bcrls_loop
@@ -230,8 +230,8 @@ class BiasCompensatedRLS(NoisyInputLearner):
             if self.noise_cov is None:
                 raise ParameterError("noise='known' needs noise_cov, the noise covariance of one reading")
             d = self.n_features_in_ if self.is_initialized else None
-            if d is None and np.ndim(self.noise_cov) == 0:
-                check_noise_covariance(self.noise_cov, 1)
+            if np.ndim(self.noise_cov) < 2:  # a scalar or variances: checked without building the d x d matrix
+                noise_variances(self.noise_cov, 1 if d is None and np.ndim(self.noise_cov) == 0 else d)
             else:
                 check_noise_covariance(self.noise_cov, d)
         elif self.noise_cov is not None:
@@ -283,8 +283,12 @@ class BiasCompensatedRLS(NoisyInputLearner):
         self._validate_params()
         if not isinstance(n_features, bool) and isinstance(n_features, (int, np.integer)) and n_features >= 1:
             p, k = int(n_features) + int(bool(self.fit_intercept)), 2 + 2 * int(self.cv_folds or 0)
-            check_state_bytes(8 * k * p * p, f"BiasCompensatedRLS keeps {k} p x p float64 matrices (p = n_features "
-                              f"+ intercept; {k - 2} for cv_folds={self.cv_folds}): n_features={int(n_features)}",
+            known = int(self.noise == "known")  # and the d x d noise covariance built from noise_cov
+            check_state_bytes(8 * (k * p * p + known * int(n_features) ** 2),
+                              f"BiasCompensatedRLS keeps {k} p x p float64 matrices (p = n_features + intercept; "
+                              f"{k - 2} for cv_folds={self.cv_folds})" + (" and noise_cov as a d x d matrix"
+                                                                          if known else "")
+                              + f": n_features={int(n_features)}",
                               hint="reduce the rows' dimension, or cv_folds=None")
         return super().initialize(n_features)
 

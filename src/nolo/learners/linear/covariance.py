@@ -14,7 +14,7 @@ import numpy as np
 
 from nolo._validation import check_array, check_int
 from nolo.exceptions import ParameterError
-from nolo.kernels.surrogate import check_noise_covariance
+from nolo.kernels.surrogate import check_noise_covariance, noise_variances
 
 __all__ = ["CovarianceSchedule"]
 
@@ -54,10 +54,15 @@ class CovarianceSchedule:
                     raise ParameterError(f"{name} given per round as matrices must have shape (T, {d}, {d}), got {arr.shape}")
                 if arr.shape[0] == 0:
                     raise ParameterError(f"{name} sequence is empty")
+                check = noise_variances if arr.ndim == 2 else check_noise_covariance  # variances: no d x d matrix
                 for t in range(arr.shape[0]):
-                    check_noise_covariance(arr[t], d, f"{name}[{t}]")
+                    check(arr[t], d, f"{name}[{t}]")
                 self._seq = arr
+            elif arr.ndim < 2:  # a diagonal: its variances; the d x d matrix is built only when asked for (at)
+                self._var = noise_variances(arr, d, name)
+                self._const, self._const_diag = None, True
             else:
+                self._var = None
                 self._const = check_noise_covariance(arr, d, name)
                 self._const_diag = bool(np.all(self._const == np.diag(np.diag(self._const))))
 
@@ -69,6 +74,8 @@ class CovarianceSchedule:
         """``Sigma_t`` (``t`` 1-based) as a validated ``(d, d)`` matrix."""
         t = check_int(t, "t", low=1)
         if self.kind == "constant":
+            if self._const is None:  # size-checked before it is built (check_noise_covariance)
+                self._const = check_noise_covariance(self._var, self.d, self.name)
             return self._const
         if self.kind == "sequence":
             if t > self._seq.shape[0]:
@@ -84,7 +91,7 @@ class CovarianceSchedule:
         """Covariances of rounds ``t0+1 .. t0+n`` for the compiled loops: ("diag"|"full", array with 1 or n rows)."""
         if self.kind == "constant":
             if self._const_diag:
-                return "diag", np.diag(self._const)[None, :].copy()
+                return "diag", (self._var if self._var is not None else np.diag(self._const))[None, :].copy()
             return "full", self._const[None, :, :].copy()
         if self.kind == "sequence":
             if t0 + n > self._seq.shape[0]:
@@ -108,6 +115,8 @@ class CovarianceSchedule:
     def spectral_bound(self) -> float | None:
         """``max_t ||Sigma_t||`` when it can be computed in advance (constant or sequence), else None."""
         if self.kind == "constant":
+            if self._var is not None:
+                return float(np.max(self._var))
             return float(np.linalg.eigvalsh(self._const)[-1])
         if self.kind == "sequence":
             if self._seq.ndim == 2:
