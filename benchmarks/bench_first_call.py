@@ -7,10 +7,14 @@ second process on the same directory (warm).  Times include starting Python and 
 * ``act+learn``: ``default_learner(10)`` on digits, 200 rounds of ``act`` then ``learn``.
 * ``run_stream``: ``default_learner(10, 0.1, 0.1)`` on digits, 2,000 rounds in the compiled loop.
 * ``FastCB run_stream``: the README's FastCB example shape (digits, 2,000 rounds).
+* ``FastCB every entry`` / ``AutoCB every entry``: the contract check ``stream_equals_rounds`` on each of the
+  learner's test parameter sets -- the stream loop, per-round ``act`` (with its probability) and ``learn``, and
+  ``learn_many``, for every state record the parameters select: what the test suite compiles per learner (not in
+  the default cases: minutes cold).
 
 Usage::
 
-    python benchmarks/bench_first_call.py [--cases act+learn,run_stream]
+    python benchmarks/bench_first_call.py [--cases act+learn,run_stream] [--cases "FastCB every entry"]
 """
 
 from __future__ import annotations
@@ -51,6 +55,15 @@ run_stream(FastCB(n_classes=10, rho0=0.1, rho1=0.1, seed=0), X, y, 2000, 0.1, 0.
 """,
 }
 
+#: each case compiles every compiled entry point of the learner's test parameter sets
+EVERY_ENTRY = {f"{name} every entry": f"""
+from nolo.checks import check_learner
+from nolo.learners.bandit import {name}
+check_learner({name}, ["stream_equals_rounds"])
+""" for name in ("FastCB", "AutoCB")}
+DEFAULT_CASES = list(CASES)
+CASES.update(EVERY_ENTRY)
+
 
 def timed(code: str, cache_dir: str) -> float:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
@@ -61,7 +74,7 @@ def timed(code: str, cache_dir: str) -> float:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", default=",".join(CASES), help="comma-separated, of: " + ", ".join(CASES))
+    ap.add_argument("--cases", default=",".join(DEFAULT_CASES), help="comma-separated, of: " + ", ".join(CASES))
     args = ap.parse_args(argv)
     names = [c.strip() for c in args.cases.split(",") if c.strip()]
     unknown = [c for c in names if c not in CASES]
