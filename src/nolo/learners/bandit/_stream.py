@@ -491,6 +491,14 @@ def _round_scores(Wt, idx, val, nnz):
     return sp
 
 
+def _act_round(state, Wt, idx, val, nnz, rng):
+    """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
+    K = Wt.shape[1]
+    sp = _round_scores(Wt, idx, val, nnz)
+    adjust(state, Wt[:, :K], idx, val, 0, nnz, sp, K)
+    return act(state, sp, K, rng)
+
+
 def _learn_round(state, Wt, idx, val, nnz, y, played, feedback):
     """One round's update; ``y`` is the true label (full information) or -1.  Returns (ok, greedy label)."""
     K = Wt.shape[1]
@@ -543,6 +551,7 @@ def _learn_rows(state, Wt, rows, played, feedback, lo_row, hi_row):
     return done
 
 
+_act_round_cached, _act_round_uncached = (njit(cache=c, nogil=True)(_act_round) for c in (True, False))
 _learn_rows_cached, _learn_rows_uncached = (njit(cache=c, nogil=True)(_learn_rows) for c in (True, False))
 _act_prob_round_cached, _act_prob_round_uncached = (njit(cache=c, nogil=True)(_act_prob_round) for c in (True, False))
 _probs_rows_cached, _probs_rows_uncached = (njit(cache=c, nogil=True)(_probs_rows) for c in (True, False))
@@ -550,11 +559,9 @@ _learn_round_cached, _learn_round_uncached = (njit(cache=c, nogil=True)(_learn_r
 
 
 def act_round(state, Wt, idx, val, nnz, rng):
-    """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from ``rng``: :func:`act_prob_round`
-    without the probability -- one compiled entry point for both (``probs`` draws nothing and writes no state, and
-    costs O(K) beside the round)."""
-    yhat, played, _ = act_prob_round(state, Wt, idx, val, nnz, rng)
-    return yhat, played
+    """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
+    fn = _act_round_cached if _cacheable(state) else _act_round_uncached
+    return call_compiled(fn, type(state), "act", state, Wt, idx, val, nnz, rng)
 
 
 def learn_round(state, Wt, idx, val, nnz, y, played, feedback):
@@ -571,8 +578,7 @@ def learn_rows(state, Wt, rows, played, feedback, lo_row, hi_row):
 
 
 def act_prob_round(state, Wt, idx, val, nnz, rng):
-    """(greedy, played, probability of played) for one row (non-zeros ``idx/val[:nnz]``): ``act``'s draw from ``rng``
-    (a numpy Generator or a PCG64 state array) and ``probs``' distribution (NaN for a record that names none)."""
+    """(greedy, played, probability of played) for one row, drawing from ``rng`` as :func:`act_round` does."""
     fn = _act_prob_round_cached if _cacheable(state) else _act_prob_round_uncached
     return call_compiled(fn, type(state), "act", state, Wt, idx, val, nnz, rng)
 
