@@ -351,8 +351,9 @@ def check_feature_count(cls: type, state: dict[str, Any]) -> int | None:
     """The decoded state's ``n_features_in_`` (None when it holds none: an unfitted learner), checked against its
     arrays before anything is built from it: a positive integer, at most the number of entries the saved arrays
     hold (unless ``cls._state_per_feature`` is False: a state whose per-feature arrays are buffers filled while
-    learning), and the length of an axis of a saved array (unless ``cls._features_are_cells``: then it counts the
-    cells of a matrix)."""
+    learning), and the length of an axis of a saved array -- or, when ``cls._bias_column`` (weights on
+    ``z = [x, 1]``), that length plus one (unless ``cls._features_are_cells``: then it counts the cells of a
+    matrix)."""
     if "n_features_in_" not in state:
         return None
     n = state["n_features_in_"]
@@ -364,7 +365,8 @@ def check_feature_count(cls: type, state: dict[str, Any]) -> int | None:
         raise PersistenceError(f"n_features_in_={n} is more than the {entries} entries the saved arrays hold: the "
                                "state keeps at least one number per feature")
     feature_axes = {ax for a in arrays for ax in a.shape}
-    if n not in feature_axes and not getattr(cls, "_features_are_cells", False):
+    with_bias = getattr(cls, "_bias_column", False) and n + 1 in feature_axes
+    if n not in feature_axes and not with_bias and not getattr(cls, "_features_are_cells", False):
         shapes = {k: v.shape for k, v in state.items() if isinstance(v, np.ndarray) and v.ndim}
         listed = ", ".join(f"{k} {s}" for k, s in list(shapes.items())[:8]) + (", ..." if len(shapes) > 8 else "")
         raise PersistenceError(f"n_features_in_={n} is the length of no axis of the saved arrays ({listed}): an "

@@ -147,6 +147,8 @@ class Learner(Configurable):
     _optional_state: ClassVar[dict[str, str]] = {}
     #: True when ``n_features_in_`` counts matrix cells (M N) rather than the length of an array axis
     _features_are_cells: ClassVar[bool] = False
+    #: True when the state's per-feature arrays span the features and a bias (z = [x, 1]: n_features_in_ + 1 long)
+    _bias_column: ClassVar[bool] = False
     #: False when a fresh state keeps no number per feature (its per-feature arrays are buffers of points filled
     #: while learning): only then may ``n_features_in_`` exceed the entries the saved arrays hold
     _state_per_feature: ClassVar[bool] = True

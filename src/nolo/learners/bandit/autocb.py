@@ -866,6 +866,7 @@ class AutoCB(OneBitBanditLearner):
     #: regime: the normaliser's and the kernel's arrays are empty when the regime switches them off, and a file whose
     #: arrays of a switched-off part are not empty is refused by ``Learner.load``'s shape check
     _growing_state = {"rate_estimates_": (0,)}
+    _bias_column = True  # W_ is (K, d + 1): the weights on z = [x, 1]
 
     def _validate_params(self) -> None:
         check_int(self.n_classes, "n_classes", low=2)
@@ -1098,10 +1099,6 @@ class AutoCB(OneBitBanditLearner):
         check_state_range("kernel_proj_", self.kernel_proj_, -_EIG_RTOL ** -0.5, _EIG_RTOL ** -0.5,
                           "the kernel PCA map: eigenvectors over the square roots of eigenvalues")
         check_state_column_sqnorms("kernel_lnorm_", self.kernel_lnorm_, "kernel_land_", self.kernel_land_)
-
-    def _fresh_state(self, state: dict) -> dict:
-        """As SquareCB's: ``W_`` is d + 1 wide (:func:`nolo.learners.bandit.squarecb.with_feature_axis`)."""
-        return super()._fresh_state(S.with_feature_axis(state))
 
     # -- figures --------------------------------------------------------------------------------------
     @property

@@ -194,17 +194,6 @@ def squarecb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     return True
 
 
-def with_feature_axis(state: dict) -> dict:
-    """A decoded state whose ``W_`` is d + 1 wide (z = [x, 1]: SquareCB's and AutoCB's) with an axis of length
-    ``n_features_in_`` added when ``W_`` has n_features_in_ + 1 columns: Learner's load-time check looks for an
-    axis of that length, which a zero-size array supplies.  Any other state is returned unchanged."""
-    n, W = state.get("n_features_in_"), state.get("W_")
-    if (isinstance(n, int) and not isinstance(n, bool) and isinstance(W, np.ndarray) and W.ndim == 2
-            and W.shape[1] == n + 1):
-        state = {**state, "_axis_d": np.empty((0, n))}
-    return state
-
-
 class SquareCBState(NamedTuple):
     """SquareCB's record: the schedule, the flip handling, the rate estimate's arrays (``est`` = [rho0_hat,
     rho1_hat, rounds in the block, sum f/p, rounds counted], ``hist``), the round ``clock`` (1 element) and
@@ -355,6 +344,7 @@ class SquareCB(OneBitBanditLearner):
     #: the one state array that grows (a row per rate block, :attr:`rate_estimates_`); the weights, the oracle's
     #: state and the rate estimate's arrays keep the shapes the parameters give them
     _growing_state = {"rate_estimates_": (0,)}
+    _bias_column = True  # W_ is (K, d + 1): the weights on z = [x, 1]
 
     @property
     def learns_off_policy(self) -> bool:
@@ -506,11 +496,6 @@ class SquareCB(OneBitBanditLearner):
         if self.estimate_rates:
             return float(self.est_[0]), float(self.est_[1])
         return float(self.rho0), float(self.rho1)
-
-    def _fresh_state(self, state: dict) -> dict:
-        """Learner's load-time reference state, with the file's ``n_features_in_`` accepted for arrays d + 1
-        wide (:func:`with_feature_axis`)."""
-        return super()._fresh_state(with_feature_axis(state))
 
     # -- hooks of the core: the rate trajectory --------------------------------------------------
     def _segment_length(self, remaining: int) -> int:
