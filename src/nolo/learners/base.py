@@ -112,7 +112,10 @@ class Learner(Configurable):
     # -- input checks ----------------------------------------------------------------
     def _check_x(self, x: Any, name: str = "x") -> np.ndarray:
         """One clean or noisy instance, shape (d,), finite; fixes d on first use."""
-        arr = check_array(x, name, ndim=1)
+        return self._check_width(check_array(x, name, ndim=1), name)
+
+    def _check_width(self, arr: np.ndarray, name: str = "x") -> np.ndarray:
+        """``arr`` (one instance, checked) if it has the learner's number of features (any, before the first)."""
         if self.is_initialized and arr.shape[0] != self.n_features_in_:
             raise ParameterError(f"{name} must have {self.n_features_in_} features, got {arr.shape[0]}")
         return arr

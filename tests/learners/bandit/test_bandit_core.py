@@ -282,3 +282,30 @@ def test_no_upward_imports_from_the_bandit_package():
                 names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
                 for n in names:
                     assert not n.startswith(("nolo.experiments", "nolo.cli")), (f.name, n)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_float64_row_gets_the_same_verdicts_as_any_other_row(dtype):
+    """A writeable float64 row takes act/learn's short validation path; a list, a read-only row or a float32 row take
+    check_array's: the same rows are refused with the same message and the state is left as it was."""
+    m = Banditron(n_classes=3, dtype=dtype, seed=0)
+    m.learn(np.ones(4), 1, 1)
+    before = _state_bytes(m)
+    bad = {"nan": [1.0, np.nan, 0.0, 1.0], "inf": [1.0, -np.inf, 0.0, 1.0], "width": [1.0, 2.0, 3.0]}
+    if dtype == "float32":
+        bad["magnitude"] = [1.0, 1e39, 0.0, 1.0]
+    for why, row in bad.items():
+        ro = np.array(row)
+        ro.setflags(write=False)
+        msgs = set()
+        for x in (np.array(row), ro, list(row)):
+            for call in (lambda: m.act(x), lambda: m.learn(x, 0, 1)):
+                with pytest.raises(ParameterError) as e:
+                    call()
+                msgs.add(str(e.value))
+        assert len(msgs) == 1, (why, msgs)
+        assert _state_bytes(m) == before
+    x = np.array([0.5, -1.0, 2.0, 0.0])
+    ro = x.copy()
+    ro.setflags(write=False)
+    assert m.act(x) == Banditron(n_classes=3, dtype=dtype, seed=0).learn(np.ones(4), 1, 1).act(ro)

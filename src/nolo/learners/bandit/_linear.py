@@ -32,6 +32,7 @@ from nolo.learners.base import BanditLearner
 DTYPES = ("float64", "float32")
 _NO_LOG = np.zeros(0, dtype=np.int64)
 _NO_PROP = np.zeros(0)
+_F64 = np.dtype(np.float64)
 
 
 @njit(cache=True, nogil=True)
@@ -154,6 +155,13 @@ class LinearMulticlassMixin:
 
     # -- input checks -------------------------------------------------------------------------
     def _check_x(self, x: Any, name: str = "x") -> np.ndarray:
+        if type(x) is np.ndarray and x.dtype == _F64 and x.ndim == 1 and x.flags.writeable:
+            # a live loop's row: check_array's checks on a float64 row, the finiteness test compiled (a numpy
+            # reduction's call overhead is most of a round's validation on rows this short)
+            if not _finite(x):
+                raise ParameterError(f"{name} must contain only finite values (no NaN or inf)")
+            check_representable(x, self.dtype, name)
+            return self._check_width(x, name)
         if sp.issparse(x):  # one context as a (1, d) sparse row: checked like any CSR input, then densified (O(d))
             if len(x.shape) != 2 or x.shape[0] != 1:
                 raise ParameterError(f"{name} given as a sparse matrix must be one row of shape (1, d), got shape "
