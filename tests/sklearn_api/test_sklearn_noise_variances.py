@@ -181,12 +181,12 @@ def test_checking_a_large_vector_builds_no_matrix(big, name):
 @pytest.mark.parametrize("name", ["KnownCovarianceRegressor", "GaussianNoiseKernelRegressor"])
 def test_fitting_with_a_large_vector_builds_no_matrix(big, name, layout):
     """The CSS11 estimators' state is O(d): a fit on a few items with a 2**16-variance noise_cov (32 GiB as a
-    matrix) stays within a few times the readings' 3 MiB."""
+    matrix) stays within a few times the readings' 3 MiB (the copies of the readings the fit makes)."""
     X, y, v = big
     if layout == "ragged":  # a list; unequal reading counts: the per-item noise Sigma / m_i of the known-covariance learner
         X = [X[0], X[1, :1], X[2]] if name == "KnownCovarianceRegressor" else list(X)  # the kernel: equal counts
     est, peak = _peak(lambda: ESTIMATORS[name](v).fit(X, y))
-    assert peak < 16 * 2**20, f"fitting with noise_cov of {BIG_D} variances took {peak / 2**20:.1f} MiB"
+    assert peak < 24 * 2**20, f"fitting with noise_cov of {BIG_D} variances took {peak / 2**20:.1f} MiB"  # 10-15
     assert np.all(np.isfinite(est.predict(np.zeros((2, BIG_D)))))
     if name == "KnownCovarianceRegressor":
         _, peak = _peak(lambda: corrected_risk(est, X, y))
