@@ -53,6 +53,14 @@ class _SandwichInference:
                                               self.correction_scale_, pooled=pooled)
         self.bse_ = np.sqrt(np.maximum(np.diag(self.coef_cov_), 0.0))
         self.df_resid_ = int(self.n_items_seen_) - int(self.coef_cov_.shape[0])
+        if not np.all(np.isfinite(self.coef_cov_)):
+            import warnings
+
+            n, p = int(self.n_items_seen_), int(self.coef_cov_.shape[0])
+            why = (f"{n} items for {p} coefficients" if n <= p else
+                   "the corrected moment matrix is singular: a constant or collinear feature")
+            warnings.warn(f"{type(self).__name__}: the sandwich covariance of the coefficients is not defined for this "
+                          f"fit ({why}); coef_cov_ and bse_ are NaN", RuntimeWarning, stacklevel=3)
 
     def _t(self):
         """Student's t on ``df_resid_`` degrees of freedom (the sandwich's small-sample reference, as statsmodels
