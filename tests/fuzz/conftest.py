@@ -36,11 +36,20 @@ def _write_census():
     for counter in harness.CENSUS.values():
         for k, v in counter.items():
             totals[k] = totals.get(k, 0) + v
+    families: dict = {}  # the generated bad values, and the pandas.NA / read-only family (its targets' suffixes)
+    for target, counter in harness.CENSUS.items():
+        fam = "read-only" if target.endswith(" [read-only]") else "NA" if target.endswith(" [NA]") else "fuzz"
+        entry = families.setdefault(fam, {"targets": 0, "cases": 0, "totals": {}})
+        entry["targets"] += 1
+        entry["cases"] += sum(counter.values())
+        for k, v in counter.items():
+            entry["totals"][k] = entry["totals"].get(k, 0) + v
     out = {
         "profile": harness.PROFILE,
         "cases": sum(totals.values()),
         "targets": len(harness.CENSUS),
         "totals": dict(sorted(totals.items())),
+        "families": families,
         "failing_targets": {
             t: {k: v for k, v in c.items() if k in harness.FAILURES}
             for t, c in sorted(harness.CENSUS.items()) if any(k in harness.FAILURES for k in c)

@@ -10,6 +10,10 @@ byte for byte, calls the entry point with the generated value and classifies the
 ``numerical``             :class:`nolo.NumericalError` (a clear error for numerical trouble), state unchanged (ok)
 ``accepted``              the call succeeded, every returned and stored float is finite, and the value was not one
                           that must be refused (ok)
+``warned_nonfinite``      the call succeeded with finite results, and every stored attribute holding NaN/inf is
+                          named by a warning the call gave (a documented "not defined" value, e.g. the sandwich
+                          covariance ``coef_cov_`` of a fit with a constant feature), for a value that need not be
+                          refused (ok)
 ``rejected_unnamed``      a ValueError/TypeError whose message does not name the parameter (failure)
 ``state_changed``         rejected, but the state differs from the snapshot (failure)
 ``silent_nonfinite``      accepted, but a returned or stored float is NaN/inf (failure)
@@ -44,7 +48,7 @@ from nolo.exceptions import CopiesExhausted, NoloError, NumericalError
 
 PROFILE = os.environ.get("NOLO_FUZZ_PROFILE", "ci")
 CENSUS_MODE = PROFILE == "long"
-OK = {"rejected_named", "numerical", "accepted"}
+OK = {"rejected_named", "numerical", "accepted", "warned_nonfinite"}
 FAILURES = ("rejected_unnamed", "state_changed", "silent_nonfinite", "lenient", "crash", "readonly_differs",
             "input_mutated")
 CENSUS: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -372,8 +376,8 @@ def verdict(make: Callable[[], Any], call: Callable[[Any, Any], Any], param: str
     receiver = make()
     before = snapshot(receiver)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             result = call(receiver, bad.value)
     except NumericalError as exc:
         after = snapshot(receiver)
@@ -391,10 +395,23 @@ def verdict(make: Callable[[], Any], call: Callable[[Any, Any], Any], param: str
     except Exception as exc:  # noqa: BLE001 - classified
         return "crash", f"{type(exc).__name__}: {str(exc)[:200]}"
     if _nonfinite(result) or _nonfinite(receiver):
+        if not bad.must_reject and _warned(result, receiver, caught):
+            return "warned_nonfinite", ""
         return "silent_nonfinite", "a returned or stored float is not finite"
     if bad.must_reject:
         return "lenient", "accepted"
     return "accepted", ""
+
+
+def _warned(result, receiver, caught) -> bool:
+    """True when ``result`` is finite (or is ``receiver``: ``fit`` returns the estimator) and every stored attribute
+    of ``receiver`` holding a non-finite float is named by one of the ``caught`` warnings (not silent: the call said
+    which value is not defined)."""
+    if receiver is None or not hasattr(receiver, "__dict__") or (result is not receiver and _nonfinite(result)):
+        return False
+    bad = [k for k, v in vars(receiver).items() if k.endswith("_") and _nonfinite(v, 1)]
+    messages = [str(w.message) for w in caught]
+    return bool(bad) and all(any(_names(m, k) for m in messages) for k in bad)
 
 
 def judge(target: str, make, call, param: str | tuple[str, ...], bad: Bad) -> None:

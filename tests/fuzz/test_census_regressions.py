@@ -1,6 +1,6 @@
 """Failures the long fuzz profile's census found after issue 14's first round of fixes, one test each (all fail on
 the tree before the fix): unnamed rejections, a list accepted as one target, inf/NaN in the OCO learners' regret
-statistics."""
+statistics; later AutoCB's overflowing prediction and singular update, and the EIV sandwich's unannounced NaN."""
 
 import numpy as np
 import pytest
@@ -61,3 +61,53 @@ def test_linear_stream_length_mismatch_names_copies_and_y(cls):
     m = int(getattr(cls, "copies_per_round", 1))
     with pytest.raises(ParameterError, match=r"copies and y must have the same number of rows"):
         learner.learn_stream(np.zeros((0, m, 4)), np.zeros(6))
+
+
+# -- found by the long profile's census after the NA / read-only family ---------------------------------------------
+
+def _played_autocb():
+    import fuzz_harness as H
+    from nolo.learners.bandit import AutoCB
+
+    return H.played_learner(AutoCB)
+
+
+def test_autocb_decision_function_overflow_is_a_numerical_error():
+    """A row holding 1.7e308: the champion's prediction overflowed and came back as inf / NaN."""
+    learner, game = _played_autocb()
+    X = game.X[:6].copy()
+    X.flat[5] = 1.7e308
+    with pytest.raises(NumericalError, match="overflows"):
+        learner.decision_function(X)
+    with pytest.raises(NumericalError):
+        learner.predict(X)
+
+
+def test_autocb_singular_update_is_a_numerical_error_and_undone():
+    """A row holding 3.5e38: re-expressing the ridge state inverted a matrix singular to machine precision, and
+    learn_many raised numpy's LinAlgError, which names no argument."""
+    import fuzz_harness as H
+
+    learner, game = _played_autocb()
+    X6 = np.resize(game.X, (6, game.X.shape[1]))
+    X6.flat[6] = 3.5e38
+    before = H.snapshot(learner)
+    with pytest.raises(NumericalError, match="singular"):
+        learner.learn_many(X6, np.arange(6) % game.n_classes, np.arange(6) % 2)
+    assert H.snapshot(learner) == before
+
+
+def test_eiv_sandwich_not_defined_is_warned():
+    """Readings with a constant feature: the fit stands (coef_ finite) and coef_cov_ / bse_ are NaN, the sandwich's
+    documented 'not defined' value -- said by a warning, not silently."""
+    import fuzz_harness as H
+    from nolo.sklearn_api import EIVRegressor
+
+    y = np.arange(10.0)
+    with pytest.warns(RuntimeWarning, match="coef_cov_ and bse_ are NaN"):
+        est = EIVRegressor(seed=0).fit(np.full((10, 3, 4), 0.5), y)
+    assert np.all(np.isfinite(est.coef_)) and np.all(np.isnan(est.bse_))
+    make = lambda: EIVRegressor(seed=0).fit(np.random.default_rng(0).normal(size=(10, 3, 3)), y)  # noqa: E731
+    call = lambda r, v: r.fit(v, y)  # noqa: E731
+    assert H.verdict(make, call, "X", H.Bad(np.full((10, 3, 4), 0.5), "constant", False))[0] == "warned_nonfinite"
+    assert H.verdict(make, call, "X", H.Bad(np.full((10, 3, 4), 0.5), "constant", True))[0] == "silent_nonfinite"

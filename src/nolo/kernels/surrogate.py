@@ -42,6 +42,7 @@ __all__ = [
     "SurrogateKernelPair",
     "GaussianSurrogateKernel",
     "check_noise_covariance",
+    "compact_noise_covariance",
     "noise_variances",
     "pairwise_sq_dists",
 ]
@@ -106,6 +107,19 @@ def check_noise_covariance(cov, d: int | None = None, name: str = "noise_cov", *
     if lam_min < -tol * scale:
         raise ParameterError(f"{name} must be positive semidefinite, got smallest eigenvalue {lam_min:.6g}")
     return sym
+
+
+def compact_noise_covariance(cov, d: int | None = None, name: str = "noise_cov") -> np.ndarray:
+    """A noise covariance validated as :func:`check_noise_covariance` validates it, in its compact form: a scalar
+    variance or a vector of variances (a diagonal covariance) as its ``(d,)`` float64 variances
+    (:func:`noise_variances`: the ``(d, d)`` matrix is neither built nor size-checked), a ``(d, d)`` matrix as the
+    validated symmetric PSD matrix.  The caller tells the two forms apart by ``ndim``.  Without ``d`` the
+    covariance is checked on its own: a scalar comes back as one variance, a vector at any length.  Raises
+    :class:`ParameterError` naming ``name``."""
+    arr = check_array(cov, name, ndim=(0, 1, 2))
+    if arr.ndim < 2:
+        return noise_variances(arr, 1 if d is None and arr.ndim == 0 else d, name)
+    return check_noise_covariance(arr, d, name)
 
 
 class SurrogateKernelPair(Configurable):

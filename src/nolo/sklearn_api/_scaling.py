@@ -10,7 +10,8 @@ therefore learn on ``x_s = (x - mu_x) / s_x`` and ``y_s = (y - mu_y) / s_y`` and
   valid -- it is undone exactly; this one is the scale of what the learner sees);
 * with ``fit_intercept=False`` nothing is centred and the scales are root mean squares.
 
-A noise covariance ``Sigma`` of one reading becomes ``D^-1 Sigma D^-1`` (``D = diag(s_x)``).  Scales that are 0
+A noise covariance ``Sigma`` of one reading becomes ``D^-1 Sigma D^-1`` (``D = diag(s_x)``; a diagonal one stays
+its ``d`` variances).  Scales that are 0
 (a constant feature, a constant target) are replaced by 1.
 """
 
@@ -65,7 +66,10 @@ class Standardizer:
         return self.y_mean + self.y_scale * f
 
     def noise_cov(self, S: np.ndarray) -> np.ndarray:
-        """``D^-1 S D^-1`` for a ``(d, d)`` covariance of the raw readings."""
+        """``D^-1 S D^-1`` for a ``(d, d)`` covariance of the raw readings; for its ``(d,)`` variances (a diagonal
+        covariance, :func:`nolo.kernels.surrogate.compact_noise_covariance`) the ``(d,)`` variances of that."""
+        if S.ndim == 1:
+            return S / (self.x_scale * self.x_scale)
         return S / np.outer(self.x_scale, self.x_scale)
 
     def linear(self, w_s: np.ndarray) -> tuple[np.ndarray, float]:

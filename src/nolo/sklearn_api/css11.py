@@ -38,7 +38,7 @@ from nolo._validation import check_bool, check_choice, check_scalar
 from nolo.batch.eiv import fuller_scale
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.radial import RadialKernelApproximation
-from nolo.kernels.surrogate import GaussianSurrogateKernel, check_noise_covariance
+from nolo.kernels.surrogate import GaussianSurrogateKernel, compact_noise_covariance
 from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
 from nolo.learners.linear import KnownCovarianceLinearRegression, TwoCopyLinearRegression
 from nolo.oco.steps import check_step
@@ -84,7 +84,7 @@ class _PerItemCovariance:
         self.k = np.concatenate([self.k, k])
 
     def __call__(self, t: int) -> np.ndarray:
-        return self.S / self.k[t - 1]
+        return self.S / self.k[t - 1]  # variances stay variances (the learner's schedule keeps them so)
 
 
 class _CSS11Regressor(LinearReadingsRegressor):
@@ -132,15 +132,19 @@ class _CSS11Regressor(LinearReadingsRegressor):
         """``(M, S)``: the mean second moment of the items' averaged readings and their mean noise covariance."""
         raise NotImplementedError
 
+    def _fuller_root(self, V, k, scaler) -> float:
+        """The smallest root ``lambda_hat`` of ``|M - lambda S| = 0`` for :meth:`_moments` (0 when it fails)."""
+        try:
+            return fuller_scale(*self._moments(V, k, scaler), V.shape[0], 0.0)[0]
+        except NumericalError:
+            return 0.0
+
     def _diagnose(self, V, k, scaler, learner) -> None:
         """:class:`IllPosedCorrectionWarning` when the corrected Gram ``M - S`` is indefinite or nearly singular
         (``lambda_hat <= 1 + 1/n``, Fuller's threshold) or the last iterate is on the ball's edge."""
         causes = []
         n = V.shape[0]
-        try:
-            lam, _ = fuller_scale(*self._moments(V, k, scaler), n, 0.0)
-        except NumericalError:
-            lam = 0.0
+        lam = self._fuller_root(V, k, scaler)
         if lam <= 1.0 + 1.0 / n:
             causes.append(f"the corrected Gram matrix mean(xbar xbar^T) - S is {'indefinite' if lam < 1 else 'singular'}"
                           f" (smallest root lambda_hat = {lam:.3g} of |M - lambda S| = 0, at most 1 + 1/n: the noise "
@@ -265,30 +269,43 @@ class KnownCovarianceRegressor(_CSS11Regressor):
 
     def _validate_params(self) -> None:
         super()._validate_params()
-        check_noise_covariance(self.noise_cov, None if np.ndim(self.noise_cov) else 1)
+        compact_noise_covariance(self.noise_cov)  # a scalar or variances: no d x d matrix
 
     def _views(self, R):
         if self.combine_copies:
             return R.means()[:, None, :], R.counts.astype(np.int64)
         return R.values[R.offsets[:-1]][:, None, :], np.ones(R.n_items, dtype=np.int64)
 
+    def _noise(self, d: int, scaler) -> np.ndarray:
+        """The standardised noise covariance of one reading: ``(d,)`` variances when ``noise_cov`` is a scalar or
+        variances (the learner keeps them as such), else the ``(d, d)`` matrix."""
+        return scaler.noise_cov(compact_noise_covariance(self.noise_cov, d))
+
     def _make_learner(self, V, y, k, scaler, horizon):
-        S = scaler.noise_cov(check_noise_covariance(self.noise_cov, V.shape[2]))
+        S = self._noise(V.shape[2], scaler)
         step = self._step(V, y, horizon)
         if np.all(k == k[0]):
             cov, spec = None, S / k[0]
         else:
             cov = _PerItemCovariance(S)
             spec = cov
-        sigma_bound = float(np.linalg.eigvalsh(S)[-1]) / int(np.min(k))
+        largest = float(np.max(S)) if S.ndim == 1 else float(np.linalg.eigvalsh(S)[-1])
+        sigma_bound = largest / int(np.min(k))
         learner = KnownCovarianceLinearRegression(noise_cov=spec, radius=self._radius(V.shape[2]),
                                                   sigma_bound=sigma_bound, **step)
         return learner, cov
 
     def _moments(self, V, k, scaler):
-        S = scaler.noise_cov(check_noise_covariance(self.noise_cov, V.shape[2]))
+        S = self._noise(V.shape[2], scaler)
         X = V[:, 0]
-        return X.T @ X / X.shape[0], S * float(np.mean(1.0 / k))
+        return X.T @ X / X.shape[0], (np.diag(S) if S.ndim == 1 else S) * float(np.mean(1.0 / k))
+
+    def _fuller_root(self, V, k, scaler) -> float:
+        n, d = V.shape[0], V.shape[2]
+        S = self._noise(d, scaler)
+        if S.ndim == 1 and n < d:  # M = X^T X / n has rank <= n < d: the root is 0 (inf without noise), and the
+            return 0.0 if np.any(S > 0) else math.inf  # d x d moments are not built
+        return super()._fuller_root(V, k, scaler)
 
     def _needs_schedule(self, k, learner) -> bool:
         return bool(np.any(k != self.copies_per_item_)) if self.combine_copies else False
@@ -349,7 +366,7 @@ class GaussianNoiseKernelRegressor(_CSS11Regressor):
         check_scalar(self.W, "W", low=0.0, low_inclusive=False, high=1e100)
         check_scalar(self.width, "width", low=0.0, low_inclusive=False)
         check_scalar(self.c, "c", low=0.0, low_inclusive=False)
-        check_noise_covariance(self.noise_cov, None if np.ndim(self.noise_cov) else 1)
+        compact_noise_covariance(self.noise_cov)  # a scalar or variances: no d x d matrix
         if self.step == "theory":
             raise ParameterError("step must be None or a positive number for GaussianNoiseKernelRegressor")
 

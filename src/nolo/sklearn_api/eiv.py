@@ -18,7 +18,7 @@ import numpy as np
 from nolo._validation import check_int, check_scalar
 from nolo.batch import CorrectedLeastSquares
 from nolo.exceptions import ParameterError
-from nolo.kernels.surrogate import check_noise_covariance
+from nolo.kernels.surrogate import compact_noise_covariance
 from nolo.learners.linear import BiasCompensatedRLS
 from nolo.learners.linear.bias_compensated_rls import NOISE_MODES
 from nolo.sklearn_api._inputs import Readings, item_targets, target_vector
@@ -48,11 +48,19 @@ class _SandwichInference:
     def _sandwich(self, X, yv, noise_cov, pooled: bool) -> None:
         from nolo.batch.eiv import corrected_covariance
 
-        S = noise_cov if isinstance(noise_cov, str) else check_noise_covariance(noise_cov, self.n_features_in_)
+        S = noise_cov if isinstance(noise_cov, str) else compact_noise_covariance(noise_cov, self.n_features_in_)
         self.coef_cov_ = corrected_covariance(X, yv, self.coef_, self.intercept_ if self.fit_intercept else None, S,
                                               self.correction_scale_, pooled=pooled)
         self.bse_ = np.sqrt(np.maximum(np.diag(self.coef_cov_), 0.0))
         self.df_resid_ = int(self.n_items_seen_) - int(self.coef_cov_.shape[0])
+        if not np.all(np.isfinite(self.coef_cov_)):
+            import warnings
+
+            n, p = int(self.n_items_seen_), int(self.coef_cov_.shape[0])
+            why = (f"{n} items for {p} coefficients" if n <= p else
+                   "the corrected moment matrix is singular: a constant or collinear feature")
+            warnings.warn(f"{type(self).__name__}: the sandwich covariance of the coefficients is not defined for this "
+                          f"fit ({why}); coef_cov_ and bse_ are NaN", RuntimeWarning, stacklevel=3)
 
     def _t(self):
         """Student's t on ``df_resid_`` degrees of freedom (the sandwich's small-sample reference, as statsmodels
@@ -237,7 +245,7 @@ class EIVRegressor(_SandwichInference, LinearReadingsRegressor):
     def _make_learner(self, V, ys, k, scaler, horizon):
         S = None
         if self.noise == "known":
-            S = scaler.noise_cov(check_noise_covariance(self.noise_cov, V.R.n_features))
+            S = scaler.noise_cov(compact_noise_covariance(self.noise_cov, V.R.n_features))  # variances stay (d,)
         learner = self._learner(S)
         learner._fit_items = len(ys)  # fit's passes replay these items (see _play)
         return learner, None
@@ -359,7 +367,7 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
             if self.noise_cov != "estimate":
                 raise ParameterError(f"noise_cov must be a covariance or 'estimate', got {self.noise_cov!r}")
         else:
-            check_noise_covariance(self.noise_cov, None if np.ndim(self.noise_cov) else 1)
+            compact_noise_covariance(self.noise_cov)  # a scalar or variances: no d x d matrix
         if self.radius is not None:
             check_scalar(self.radius, "radius", low=0.0, low_inclusive=False, high=1e100)
         if self.fuller_alpha is not None:
@@ -377,7 +385,7 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
         S = self.noise_cov
         if not isinstance(S, str):
             d = V.shape[2] if isinstance(V, np.ndarray) else V[0].shape[1]
-            S = scaler.noise_cov(check_noise_covariance(S, d))
+            S = scaler.noise_cov(compact_noise_covariance(S, d))  # variances stay (d,)
         # the standardisation centred X and y; the intercept is still fitted (zero here, up to rounding) so that the
         # estimator's centred correction, Fuller's degrees of freedom and the folds' own re-centring are those of
         # CorrectedLeastSquares(fit_intercept=True) on the raw readings, which is translation-equivariant

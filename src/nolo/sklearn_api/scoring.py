@@ -64,11 +64,12 @@ def corrected_risk(estimator, X, y, groups=None) -> float:
                                  "or more readings (or an estimator with a known noise_cov)")
         S = _pooled_covariance(R.items())
     else:
-        from nolo.kernels.surrogate import check_noise_covariance
+        from nolo.kernels.surrogate import compact_noise_covariance
 
-        S = check_noise_covariance(noise, w.shape[0])
+        S = compact_noise_covariance(noise, w.shape[0])  # a scalar or variances: (d,), no d x d matrix
     resid = yv - means @ w - b
-    return float(np.mean(resid ** 2) - w @ S @ w * np.mean(1.0 / R.counts))
+    quad = w @ (S * w) if S.ndim == 1 else w @ S @ w
+    return float(np.mean(resid ** 2) - quad * np.mean(1.0 / R.counts))
 
 
 def corrected_risk_scorer(estimator, X, y) -> float:

@@ -71,6 +71,14 @@ def _record_arrays(state: tuple) -> list:
     return out
 
 
+def _singular(learner, exc: Exception) -> NumericalError:
+    """The NumericalError for a compiled update whose matrix inverse failed (``numpy.linalg.LinAlgError``: a matrix
+    singular to machine precision, e.g. AutoCB re-expressing its ridge state after rows of ~1e38); the caller has
+    undone the call."""
+    return NumericalError(f"{type(learner).__name__}: a matrix of the update is singular to machine precision ({exc}): "
+                          "rows at an extreme scale; rescale X (the call was undone, state unchanged)")
+
+
 class LinearMulticlassMixin:
     """W_ (K x d, Fortran order), predict, the compiled-stream driver and its hooks (defaults for all)."""
 
@@ -263,10 +271,16 @@ class LinearMulticlassMixin:
         if writes is None:
             writes, finite = [(a, Ellipsis) for a in (self.W_, *_record_arrays(state))], _all_finite
         saved = [a[i].copy() for a, i in writes]
-        ok, _ = _stream.learn_round(state, self.W_.T, idx, val, nnz, y, played, feedback)
+        try:
+            ok, _ = _stream.learn_round(state, self.W_.T, idx, val, nnz, y, played, feedback)
+            singular = None
+        except np.linalg.LinAlgError as exc:  # a compiled inverse (AutoCB re-expressing its state) on rows of ~1e38
+            ok, singular = False, exc
         if not (ok and finite([a[i] for a, i in writes])):
             for (a, i), s in zip(writes, saved):
                 a[i] = s
+            if singular is not None:
+                raise _singular(self, singular)
             raise NumericalError(f"{type(self).__name__}: the update would write a non-finite value "
                                  "(inf or NaN); state unchanged")
 
@@ -302,7 +316,10 @@ class LinearMulticlassMixin:
                     prop = np.empty(n)
                 rec = _stream.Recorder(checkpoints, out_p, out_g, counters, *logs, prop)
                 state = self._state_record()
-                status, k = _stream.run_rounds(state, self.W_.T, src.rows, src.y, n, src.env, lrn, rec)
+                try:
+                    status, k = _stream.run_rounds(state, self.W_.T, src.rows, src.y, n, src.env, lrn, rec)
+                except np.linalg.LinAlgError as exc:
+                    raise _singular(self, exc) from None
                 self.t_ += int(k)
                 if status != _stream.OK or not self._state_finite(state):
                     raise NumericalError(
@@ -474,7 +491,10 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
             while done < n:
                 m = self._segment_length(n - done)
                 state = self._state_record()
-                k = _stream.learn_rows(state, self.W_.T, rows, a, f, done, done + m)
+                try:
+                    k = _stream.learn_rows(state, self.W_.T, rows, a, f, done, done + m)
+                except np.linalg.LinAlgError as exc:
+                    raise _singular(self, exc) from None
                 self.t_ += int(k)
                 if k < m or not self._state_finite(state):
                     raise NumericalError(f"{type(self).__name__}: row {done + int(k)} computed a non-finite update "

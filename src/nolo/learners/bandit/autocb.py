@@ -72,7 +72,7 @@ from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
 from nolo._validation import check_flip_rates, check_int, check_scalar, check_state_bytes
-from nolo.exceptions import ParameterError, PersistenceError
+from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.learners.bandit import fastcb as F
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit import rate_oracle as RO
@@ -1155,6 +1155,9 @@ class AutoCB(OneBitBanditLearner):
         R = np.empty((n, K))
         C = np.empty((n, 3, K))
         autocb_rows(self._state_record(), self.W_.T, rows, R, C)
+        if not np.all(np.isfinite(R)):
+            raise NumericalError("AutoCB.decision_function: a prediction overflows float64 (rows near the largest "
+                                 "float); rescale X")
         if self.kernel_on_[0] <= 0:
             C[:, _KER] = np.nan
         return R, C

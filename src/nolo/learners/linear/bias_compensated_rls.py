@@ -10,7 +10,7 @@ from nolo import _scale
 from nolo._validation import (check_array, check_bool, check_choice, check_int, check_scalar, check_seed,
                               check_state_bytes)
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
-from nolo.kernels.surrogate import check_noise_covariance, noise_variances
+from nolo.kernels.surrogate import check_noise_covariance, compact_noise_covariance
 from nolo.batch.eiv import choose_correction_scale
 from nolo.learners.base import NoisyInputLearner, check_state_spd, check_state_sqnorm
 from nolo.learners.linear._bcrls import bcrls_loop
@@ -230,10 +230,7 @@ class BiasCompensatedRLS(NoisyInputLearner):
             if self.noise_cov is None:
                 raise ParameterError("noise='known' needs noise_cov, the noise covariance of one reading")
             d = self.n_features_in_ if self.is_initialized else None
-            if np.ndim(self.noise_cov) < 2:  # a scalar or variances: checked without building the d x d matrix
-                noise_variances(self.noise_cov, 1 if d is None and np.ndim(self.noise_cov) == 0 else d)
-            else:
-                check_noise_covariance(self.noise_cov, d)
+            compact_noise_covariance(self.noise_cov, d)  # a scalar or variances: no d x d matrix built
         elif self.noise_cov is not None:
             raise ParameterError(
                 f"noise_cov is used only with noise='known' (noise={self.noise!r} estimates the correction from "

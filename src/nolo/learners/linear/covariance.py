@@ -4,8 +4,9 @@
 covariance in force at round ``t`` (1-based), validating every matrix
 (shape, symmetric, positive semidefinite) before it is used, and into blocks
 for the compiled whole-stream loops: ``("diag", (n, d))`` when every
-``Sigma_t`` is diagonal, ``("full", (n, d, d))`` otherwise (a constant gives
-a single row, broadcast by the loop).
+``Sigma_t`` is diagonal (given as a scalar or variances, it stays variances:
+no ``d x d`` matrix is built), ``("full", (n, d, d))`` otherwise (a constant
+gives a single row, broadcast by the loop).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 
 from nolo._validation import check_array, check_int
 from nolo.exceptions import ParameterError
-from nolo.kernels.surrogate import check_noise_covariance, noise_variances
+from nolo.kernels.surrogate import check_noise_covariance, compact_noise_covariance, noise_variances
 
 __all__ = ["CovarianceSchedule"]
 
@@ -83,9 +84,17 @@ class CovarianceSchedule:
                     f"{self.name} holds covariances for {self._seq.shape[0]} rounds; round {t} has none"
                 )
             return check_noise_covariance(self._seq[t - 1], self.d, f"{self.name}[{t - 1}]")
-        if self.kind == "model":
-            return check_noise_covariance(self.spec.covariance(self.d, round=t - 1), self.d, self.name)
-        return check_noise_covariance(self.spec(t), self.d, f"{self.name}({t})")
+        S = self._given(t)
+        return check_noise_covariance(S, self.d, self._label(t)) if S.ndim == 1 else S
+
+    def _label(self, t: int) -> str:
+        return self.name if self.kind == "model" else f"{self.name}({t})"
+
+    def _given(self, t: int) -> np.ndarray:
+        """Round ``t``'s covariance from the callable or the noise model, validated in the form given: its ``(d,)``
+        variances for a scalar or a vector (no ``d x d`` matrix), else the ``(d, d)`` matrix."""
+        raw = self.spec.covariance(self.d, round=t - 1) if self.kind == "model" else self.spec(t)
+        return compact_noise_covariance(raw, self.d, self._label(t))
 
     def block(self, t0: int, n: int) -> tuple[str, np.ndarray]:
         """Covariances of rounds ``t0+1 .. t0+n`` for the compiled loops: ("diag"|"full", array with 1 or n rows)."""
@@ -104,7 +113,11 @@ class CovarianceSchedule:
                 return "diag", np.ascontiguousarray(part)
             mats = np.ascontiguousarray(part)
         else:
-            mats = np.stack([self.at(t0 + i + 1) for i in range(n)]) if n else np.zeros((0, self.d, self.d))
+            given = [self._given(t0 + i + 1) for i in range(n)]
+            if all(S.ndim == 1 for S in given):  # variances (or nothing asked): kept as variances
+                return "diag", np.stack(given) if n else np.zeros((0, self.d))
+            mats = np.stack([check_noise_covariance(S, self.d, self._label(t0 + i + 1)) if S.ndim == 1 else S
+                             for i, S in enumerate(given)])
         offdiag = mats.copy()
         idx = np.arange(self.d)
         offdiag[:, idx, idx] = 0.0
