@@ -216,13 +216,15 @@ class Recorder(NamedTuple):
 class StreamInput(NamedTuple):
     """What an environment hands a learner for a compiled run: the row accessor (:class:`DenseRows` or
     :class:`CsrRows`) and the matrix itself in the learner's dtype, the labels, the environment's record for
-    the loop and its generator object (a learner seeded with that very generator shares its state array)."""
+    the loop and its generator object (a learner seeded with that very generator shares its state array), and the
+    feedback law (the Python object, :class:`nolo.noise.FeedbackLaw`, whose record is ``env.law``)."""
 
     rows: tuple
     X: object
     y: np.ndarray
     env: EnvState
     env_generator: np.random.Generator
+    feedback_law: object = None
 
 
 # ---------------------------------------------------------------------------------------------

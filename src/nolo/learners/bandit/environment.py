@@ -13,8 +13,9 @@ law of :mod:`nolo.noise.feedback_laws` passed as ``feedback=`` (:class:`nolo.noi
 law's one compiled rule (:func:`nolo.noise.feedback_laws.flip_bit`) to the same uniform.
 
 The learners' flip corrections assume the class-conditional law with known constant rates;
-playing a learner with ``rho0``/``rho1`` parameters under another law warns
-(:class:`nolo.exceptions.FeedbackLawWarning`): its correction is biased there.
+a learner with ``rho0``/``rho1`` parameters played under another law warns
+(:class:`nolo.exceptions.FeedbackLawWarning`, from the learner's stream driver, which gets
+the law with the stream): its correction is biased there.
 
 Per-round use::
 
@@ -31,14 +32,13 @@ and of the greedy label argmax_r w_r . x.
 from __future__ import annotations
 
 import copy
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
 from nolo._validation import check_array, check_choice, check_flip_rates, check_int, check_sparse
-from nolo.exceptions import FeedbackLawWarning, NumericalError, ParameterError
+from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.bandit import _stream
 from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
 from nolo.noise import FeedbackLaw, FlipChannel
@@ -264,7 +264,6 @@ class ClassificationBandit:
                 f"learner.n_classes must be >= {self.n_classes} (labels in y), got {learner.n_classes}"
             )
         self.feedback_law.check_labels(int(learner.n_classes), "learner.n_classes")
-        self._warn_fixed_rates(learner)
         learner._ensure_initialized(self.n_features)
         if learner.n_features_in_ != self.n_features:
             raise ParameterError(f"X must have {learner.n_features_in_} features per row (the learner's), got {self.n_features}")
@@ -277,25 +276,13 @@ class ClassificationBandit:
         saved = (copy.deepcopy(self.rng.bit_generator.state), self.perm.copy(), self.pos.copy())
         try:
             out_p, out_g, extra, seconds = learner._play_stream(
-                _stream.StreamInput(rows, X, self.y, env, self.rng), n_rounds, cps, bool(log))
+                _stream.StreamInput(rows, X, self.y, env, self.rng, self.feedback_law), n_rounds, cps, bool(log))
         except BaseException:
             self.rng.bit_generator.state, self.perm[:], self.pos[:] = saved
             raise
         if env_state is not None:
             store_pcg64_state(self.rng, env_state)
         return StreamResult(cps, out_p, out_g, n_rounds, seconds, extra)
-
-    def _warn_fixed_rates(self, learner) -> None:
-        """One FeedbackLawWarning when a learner that corrects with fixed rates (it has rho0/rho1) plays under a law
-        whose rates are not two constants: its correction is biased there (the learner still runs)."""
-        law = self.feedback_law
-        if law.constant_rates or getattr(learner, "rho0", None) is None or getattr(learner, "rho1", None) is None:
-            return
-        lo, hi = law.kappa_range
-        warnings.warn(f"{type(learner).__name__} corrects the feedback with fixed rates (rho0, rho1), which assumes "
-                      f"class-conditional flips with constant rates (FlipChannel); under the {type(law).__name__} "
-                      f"feedback law (kappa from {lo:.3g} to {hi:.3g}) its correction is biased",
-                      FeedbackLawWarning, stacklevel=3)
 
 
 def run_stream(learner, X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0.0, order: str = "replace",
