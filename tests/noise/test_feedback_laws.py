@@ -315,3 +315,14 @@ def test_the_environment_keeps_its_own_copy_of_the_law():
     assert env.feedback_law.Q is not Q and np.array_equal(env.feedback_law.Q, Q3)
     assert env.rho0 is None and env.rho1 is None
     assert ClassificationBandit(X, y, feedback=FlipChannel(0.1, 0.2)).rho0 == 0.1
+
+
+def test_the_vw_replays_call_the_shared_rule():
+    """The experiments' VW replays flip with the law's compiled rule, not a copy of it."""
+    import inspect
+
+    from nolo.experiments.am import vs_peers_vw, vw
+
+    for mod in (vw, vs_peers_vw):
+        src = inspect.getsource(mod)
+        assert "flip_one(law" in src and "< rho1" not in src and "< r1" not in src, mod.__name__

@@ -186,6 +186,9 @@ class FeedbackLaw(Configurable):
     def check_labels(self, n_labels: int, name: str = "n_classes") -> None:
         """Check the law covers played labels 0..``n_labels - 1`` (ParameterError naming ``name``); most do."""
 
+    def check_played(self, played: int) -> None:
+        """Check one round's played label can index the law (ParameterError naming ``played``); most laws take any."""
+
     def sample(self, y, played, rows, rng) -> np.ndarray:
         """Received bits for rounds with true labels ``y``, played labels ``played`` and rows ``rows`` (arrays of one
         length), one uniform per round from ``rng``: the rule the environment applies."""
@@ -273,6 +276,11 @@ class FlipMatrix(FeedbackLaw):
         if int(n_labels) > K:
             raise ParameterError(f"Q must be at least ({n_labels}, {n_labels}) to cover {name} "
                                  f"(labels 0..{int(n_labels) - 1}), got ({K}, {K})")
+
+    def check_played(self, played: int) -> None:
+        K = len(self.Q)  # cheap: called every round (the law was validated when the environment took it)
+        if not 0 <= int(played) < K:
+            raise ParameterError(f"played must be a label in [0, {K}) (the labels Q covers), got {played}")
 
     def _check_cells(self, y, played, rows) -> None:
         super()._check_cells(y, played, rows)

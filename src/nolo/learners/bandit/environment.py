@@ -239,9 +239,7 @@ class ClassificationBandit:
             raise ParameterError("feedback(played) needs a current example: call next() first")
         played = int(played)
         yi = int(self.y[self._current])
-        if played < 0:
-            raise ParameterError(f"played must be a label >= 0, got {played}")
-        self.feedback_law.check_labels(played + 1, "played")
+        self.feedback_law.check_played(played)
         truth = 1 if played == yi else 0
         return flip_one(self._law_record, truth, self.rng.random(), yi, played, self._current)
 
