@@ -69,6 +69,7 @@ def load_revision(rev: str, workdir: Path):
 def stream_call(pkg, algo: str, X, y, T: int):
     """A function running one compiled stream of ``T`` rounds of ``pkg``'s loop (exploration 0.05, no noise)."""
     from nolo.learners.bandit._pcg64 import pcg64_state
+    from nolo.noise.feedback_laws import ClassFlips
 
     K, d = int(y.max()) + 1, X.shape[1]
     out_p, out_g = np.zeros(1, np.int64), np.zeros(1, np.int64)
@@ -96,7 +97,8 @@ def stream_call(pkg, algo: str, X, y, T: int):
             rec = pkg.soba.SOBAState(0.05, np.ones((K, d), dtype=X.dtype, order="F").T, np.zeros(1))
         else:
             rec = pkg.rcnbf.exp_h_record(0.05, 0.0, 1.0, K)
-        env = st.EnvState(0, perm, pos, pcg64_state(np.random.default_rng(1)), 0.0, 0.0)
+        law = (0.0, 0.0) if "rho0" in st.EnvState._fields else (ClassFlips(0.0, 0.0),)  # two rates / a law record
+        env = st.EnvState(0, perm, pos, pcg64_state(np.random.default_rng(1)), *law)
         recorder = st.Recorder(np.array([T]), out_p, out_g, np.zeros(4, np.int64), nolog, nolog, nolog)
         st.run_rounds(rec, Wt, rows, y, T, env, pcg64_state(np.random.default_rng(0)), recorder)
         return int(out_p[0])

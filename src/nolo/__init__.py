@@ -18,6 +18,7 @@ from nolo.exceptions import (  # noqa: E402
     ParameterError,
     PersistenceError,
     ScaleWarning,
+    FeedbackLawWarning,
 )
 
 __all__ = [
@@ -29,4 +30,5 @@ __all__ = [
     "ParameterError",
     "PersistenceError",
     "ScaleWarning",
+    "FeedbackLawWarning",
 ]

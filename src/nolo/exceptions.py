@@ -47,6 +47,14 @@ class ScaleWarning(UserWarning):
     """
 
 
+class FeedbackLawWarning(UserWarning):
+    """A learner whose flip correction assumes class-conditional flips with constant rates (its ``rho0``/``rho1``)
+    plays under a feedback law whose rates vary by label pair or by row: its correction is biased there.
+
+    Issued once per run, by :meth:`nolo.learners.bandit.ClassificationBandit.run` (and :func:`run_stream`).
+    """
+
+
 class MissingExtraError(NoloError, ImportError):
     """A feature needs a package that the core install leaves out; the message names the pip command that adds it.
 

@@ -68,9 +68,9 @@ def _flip_rates(spec: ExperimentSpec) -> tuple[float, float]:
         return 0.0, 0.0
     channel = spec.build_component(comp, "feedback")
     rates = getattr(channel, "rates", None)
-    if not callable(rates):
-        raise ParameterError(f"environment.feedback: the bandit protocol flips feedback with rates (rho0, rho1) "
-                             f"(nolo.noise.FlipChannel); {comp.cls} has no rates()")
+    if not callable(rates) or getattr(channel, "constant_rates", True) is False:
+        raise ParameterError(f"environment.feedback: a spec's bandit protocol flips feedback with two constant rates "
+                             f"(rho0, rho1) (nolo.noise.FlipChannel); {comp.cls} has no such rates()")
     return rates()
 
 

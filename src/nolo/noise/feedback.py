@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from nolo._config import Configurable
 from nolo._validation import check_flip_rates
 from nolo.exceptions import ParameterError
+from nolo.noise.feedback_laws import ClassFlips, FeedbackLaw, class_flips, flip_many
 from nolo.random import as_generator
 
 __all__ = ["FlipChannel", "check_bits"]
@@ -43,11 +43,14 @@ def check_bits(bits, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-class FlipChannel(Configurable):
-    """Binary channel that flips bandit feedback (AM section 3).
+class FlipChannel(FeedbackLaw):
+    """Binary channel that flips bandit feedback (AM section 3): the class-conditional feedback law.
 
     ``rho0 = P(feedback 1 | truth 0)`` and ``rho1 = P(feedback 0 | truth 1)``,
-    both in ``[0, 1)`` with ``rho0 + rho1 < 1``.
+    both in ``[0, 1)`` with ``rho0 + rho1 < 1``.  Its compiled record is
+    :class:`nolo.noise.feedback_laws.ClassFlips`; the learners' flip corrections
+    (AM Lemma 1 and those built on it) are unbiased under this law, with the
+    learner's rates equal to the channel's.
 
     Parameters
     ----------
@@ -57,9 +60,21 @@ class FlipChannel(Configurable):
         P(feedback 0 | truth 1): probability that a right prediction is reported as wrong.
     """
 
+    constant_rates = True
+
     def __init__(self, rho0=0.0, rho1=0.0):
         self.rho0 = rho0
         self.rho1 = rho1
+
+    def record(self) -> ClassFlips:
+        """The compiled record ``ClassFlips(rho0, rho1)`` of the validated rates."""
+        return class_flips(self.rho0, self.rho1)
+
+    @property
+    def kappa_range(self) -> tuple[float, float]:
+        """``(kappa, kappa)``: the rates are the same in every cell."""
+        k = self.kappa
+        return k, k
 
     def rates(self) -> tuple[float, float]:
         """Validated ``(rho0, rho1)``; rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1)."""
@@ -68,11 +83,6 @@ class FlipChannel(Configurable):
     def _validate_params(self) -> None:
         """Check the rates (rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1), rho0 + rho1 < 1)."""
         self.rates()
-
-    def validate(self) -> "FlipChannel":
-        """Run :meth:`_validate_params`; return self."""
-        self._validate_params()
-        return self
 
     @property
     def kappa(self) -> float:
@@ -86,12 +96,12 @@ class FlipChannel(Configurable):
         ``bits`` is a 0/1 scalar (returns an ``int``) or array (returns an
         int64 array of the same shape); each bit is flipped independently.
         """
-        r0, r1 = self.rates()
+        record = self.record()
         arr = check_bits(bits, "bits")
         rng = as_generator(rng, "rng")
         u = rng.random(arr.shape)
-        flip = u < np.where(arr == 1, r1, r0)
-        out = arr ^ flip.astype(np.int64)
+        zeros = np.zeros(arr.size, dtype=np.int64)  # the class-conditional rule reads no label or row
+        out = flip_many(record, arr.ravel(), u.ravel(), zeros, zeros, zeros).reshape(arr.shape)
         if out.ndim == 0:
             return int(out)
         return out

@@ -11,6 +11,8 @@ import numpy as np
 
 from nolo.experiments.am import vw as V
 from nolo.experiments.am.vs_peers_data import horizons, load_rows, rff_rows
+from nolo.noise import FlipChannel
+from nolo.noise.feedback_laws import flip_one
 
 #: VW squarecb on the random features the RFF candidates see (where they run; the run's first seed to vw_rounds):
 #: reported beside them, so the report says what the features buy each side
@@ -72,6 +74,7 @@ def _vw_adf(X, y, T: int, rho0: float, rho1: float, env_seed: int, seed: int, ar
     shared = _adf_shared(X) if shared is None else shared
     acts = [f"|a a{k}" for k in range(K)]
     idx, u_flip = V.stream_draws(len(shared), T, env_seed)
+    law = FlipChannel(rho0, rho1).record()
     u_play = np.random.default_rng(seed).random(T)
     ws = vowpalwabbit.Workspace(f"{args} --quiet --random_seed {int(seed)}")
     stops = {int(c): k for k, c in enumerate(checkpoints)}
@@ -85,8 +88,7 @@ def _vw_adf(X, y, T: int, rho0: float, rho1: float, env_seed: int, seed: int, ar
         a = int(min(np.searchsorted(c, u_play[t] * c[-1], side="right"), K - 1))
         f = int(a == y[i])
         mistakes += 1 - f
-        u = u_flip[t]
-        f_rho = (0 if u < rho1 else 1) if f else (1 if u < rho0 else 0)  # the channel's rule (FlipChannel)
+        f_rho = flip_one(law, f, u_flip[t], int(y[i]), a, i)  # the feedback law's one compiled rule
         ws.learn([shared[i], *[(f"0:{1 - f_rho}:{pmf[k]} " if k == a else "") + acts[k] for k in range(K)]])
         if t + 1 in stops:
             errs[stops[t + 1]] = mistakes / (t + 1)

@@ -29,6 +29,8 @@ import numpy as np
 
 from nolo._validation import check_choice, check_flip_rates, check_int, check_scalar
 from nolo.exceptions import ParameterError
+from nolo.noise import FlipChannel
+from nolo.noise.feedback_laws import flip_one
 
 __all__ = ["available", "feature_lines", "stream_draws", "vw_progressive_error", "MODES"]
 
@@ -108,6 +110,7 @@ def vw_progressive_error(X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0
     else:
         ws = vowpalwabbit.Workspace(f"--cb_explore {K} --epsilon {eps} --quiet --random_seed {int(seed)}")
         u_play = np.random.default_rng(seed).random(T).tolist()
+        law = FlipChannel(r0, r1).record()
         mistakes = 0
         for t in range(T):
             i = idx[t]
@@ -121,7 +124,7 @@ def vw_progressive_error(X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0
                     break
             f = 1 if a == labels[i] else 0
             mistakes += 1 - f
-            f_rho = (0 if u_flip[t] < r1 else 1) if f else (1 if u_flip[t] < r0 else 0)
+            f_rho = flip_one(law, f, u_flip[t], labels[i], a, i)  # the feedback law's one compiled rule
             ws.learn(f"{a + 1}:{1 - f_rho}:{pmf[a]} {line}")
             if t + 1 in stops:
                 errs[slot] = mistakes / (t + 1)

@@ -25,8 +25,9 @@ stepped inline, :mod:`._pcg64`), in the same order:
 
 * environment generator: ``u_index`` (only for ``order="replace"``; a new permutation for
   ``order="permute"`` draws ``n - 1`` uniforms at the start of each pass), then ``u_flip`` for the
-  feedback channel -- every round, also when the flip rates are 0, so noise settings share their
-  random numbers;
+  feedback law (``flip_bit(env.law, bit, u_flip, y, played, i)``, dispatched on the law's record as
+  ``act``/``update`` are on the learner's) -- every round, also when the flip rates are 0, so noise
+  settings and laws share their random numbers;
 * learner generator: whatever the record's ``act`` draws (one uniform for AM eq. (3), none for the
   Perceptron).
 
@@ -55,6 +56,8 @@ from nolo._compiling import call_compiled
 from nolo.learners.bandit._pcg64 import lookahead_copy, uniform
 from nolo.learners.bandit._simd import (LANES, argmax_first, borrowed, gather_dense, padded,
                                         prefetch, scores, scores_padded)
+from nolo.noise.feedback_laws import cacheable as _law_cacheable
+from nolo.noise.feedback_laws import flip_bit, flip_rates
 
 ORDER_REPLACE, ORDER_PERMUTE, ORDER_CYCLE = 0, 1, 2
 # status codes returned by the stream loop
@@ -147,12 +150,9 @@ def _adjust(state, Wt, idx, val, lo, hi, s, K):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
-def flip(bit, u, rho0, rho1):
-    """Noisy feedback: a true 1 becomes 0 when u < rho1, a true 0 becomes 1 when u < rho0 (AM section 3)."""
-    if bit == 1:
-        return 0 if u < rho1 else 1
-    return 1 if u < rho0 else 0
+#: the two-rate rule (a true 1 becomes 0 when u < rho1, a true 0 becomes 1 when u < rho0); the feedback laws'
+#: records apply it through :func:`flip_bit` (nolo.noise.feedback_laws)
+flip = flip_rates
 
 
 @njit(cache=True, nogil=True)
@@ -187,14 +187,14 @@ def next_index(order, n, perm, pos, rng):
 
 class EnvState(NamedTuple):
     """The environment as the loop sees it: visiting order (ORDER_*), permutation and position (advanced in
-    place), its generator (a numpy Generator or a PCG64 state array) and the flip rates."""
+    place), its generator (a numpy Generator or a PCG64 state array) and the feedback law's record
+    (:mod:`nolo.noise.feedback_laws`: ``ClassFlips(rho0, rho1)`` for the class-conditional flips)."""
 
     order: int
     perm: np.ndarray
     pos: np.ndarray
     rng: object
-    rho0: float
-    rho1: float
+    law: object
 
 
 class Recorder(NamedTuple):
@@ -216,13 +216,15 @@ class Recorder(NamedTuple):
 class StreamInput(NamedTuple):
     """What an environment hands a learner for a compiled run: the row accessor (:class:`DenseRows` or
     :class:`CsrRows`) and the matrix itself in the learner's dtype, the labels, the environment's record for
-    the loop and its generator object (a learner seeded with that very generator shares its state array)."""
+    the loop and its generator object (a learner seeded with that very generator shares its state array), and the
+    feedback law (the Python object, :class:`nolo.noise.FeedbackLaw`, whose record is ``env.law``)."""
 
     rows: tuple
     X: object
     y: np.ndarray
     env: EnvState
     env_generator: np.random.Generator
+    feedback_law: object = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,7 +429,7 @@ def _loop_impl(state, Wp, K, rows, y, n_rounds, env, lrn_rng, rec, sp):
         if do_prop:  # before the update: the distribution the label was drawn from
             probs(state, sp, K, pbuf)
             log_propensity[r] = pbuf[played]
-        fb = flip(1 if played == yi else 0, uniform(env_rng), env.rho0, env.rho1)
+        fb = flip_bit(env.law, 1 if played == yi else 0, uniform(env_rng), yi, played, i)
         i_next = i
         if r + 1 < n_rounds:  # the next index draw follows this round's feedback draw, as in the per-round API
             i_next = next_index(order, n, perm, pos, env_rng)
@@ -471,7 +473,7 @@ def _cacheable(state) -> bool:
 
 def run_rounds(state, Wt, rows, y, n_rounds, env, lrn_rng, rec):
     """Run ``n_rounds`` rounds of the algorithm whose record is ``state`` (see :func:`_run_rounds`)."""
-    fn = _run_rounds_cached if _cacheable(state) else _run_rounds_uncached
+    fn = _run_rounds_cached if _cacheable(state) and _law_cacheable(env.law) else _run_rounds_uncached
     return call_compiled(fn, type(state), "stream loop", state, Wt, rows, y, n_rounds, env, lrn_rng, rec)
 
 
@@ -592,4 +594,4 @@ def probs_rows(state, Wt, rows, P):
 __all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "learn_round", "learn_rows",
            "act_prob_round",
            "probs_rows", "EnvState", "Recorder", "StreamInput", "DenseRows",
-           "CsrRows", "dense_rows", "csr_rows", "flip", "next_index", "shuffle"]
+           "CsrRows", "dense_rows", "csr_rows", "flip", "flip_bit", "next_index", "shuffle"]

@@ -759,6 +759,11 @@ class AutoCB(OneBitBanditLearner):
 
     The memory candidate runs in every regime.
 
+    Feedback laws: the flip correction (known or online-estimated ``rho0``/``rho1``) assumes
+    class-conditional flips with constant rates (:class:`nolo.noise.FlipChannel`) and is unbiased only
+    there; under :class:`nolo.noise.FlipMatrix` or :class:`nolo.noise.ContextFlips` it is biased, and
+    ``run_stream``/``ClassificationBandit.run`` warn (:class:`nolo.exceptions.FeedbackLawWarning`).
+
     Parameters
     ----------
     n_classes : int >= 2

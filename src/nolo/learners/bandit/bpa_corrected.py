@@ -22,6 +22,11 @@ class BPAh(FlipCorrectedMixin, BPA):
     C = inf it is BPA exactly (tested bit for bit on a stream).  Its record :class:`._corrected.BPAhState`
     runs in the bandit core like BPA's (:func:`nolo.learners.bandit.run_stream`, ``act``/``learn``).
 
+    Feedback laws: the flip correction assumes class-conditional flips with known constant rates
+    (:class:`nolo.noise.FlipChannel` with this learner's ``rho0``/``rho1``) and is unbiased only there;
+    under :class:`nolo.noise.FlipMatrix` or :class:`nolo.noise.ContextFlips` it is biased, and
+    ``run_stream``/``ClassificationBandit.run`` warn (:class:`nolo.exceptions.FeedbackLawWarning`).
+
     Parameters
     ----------
     n_classes : int >= 2

@@ -5,10 +5,17 @@ matrix) into the AM protocol: each round an example is drawn (``order``:
 ``"replace"`` -- uniformly with replacement, as the AM code; ``"permute"`` -- a
 fresh random permutation per pass; ``"cycle"`` -- the given order, repeated),
 the learner plays a label, and the environment returns the bit
-1[played == y] flipped with rates rho0 = P(feedback 1 | truth 0) and
-rho1 = P(feedback 0 | truth 1) by :class:`nolo.noise.FlipChannel` (one uniform u per
-round: a true 1 is flipped when u < rho1, a true 0 when u < rho0); the compiled loop
-applies the same rule to the same uniform (:func:`._stream.flip`).
+1[played == y] flipped by a feedback law: by default :class:`nolo.noise.FlipChannel`
+with rates rho0 = P(feedback 1 | truth 0) and rho1 = P(feedback 0 | truth 1) (one
+uniform u per round: a true 1 is flipped when u < rho1, a true 0 when u < rho0), or any
+law of :mod:`nolo.noise.feedback_laws` passed as ``feedback=`` (:class:`nolo.noise.FlipMatrix`,
+:class:`nolo.noise.ContextFlips`).  The per-round ``feedback`` and the compiled loop apply the
+law's one compiled rule (:func:`nolo.noise.feedback_laws.flip_bit`) to the same uniform.
+
+The learners' flip corrections assume the class-conditional law with known constant rates;
+a learner with ``rho0``/``rho1`` parameters played under another law warns
+(:class:`nolo.exceptions.FeedbackLawWarning`, from the learner's stream driver, which gets
+the law with the stream): its correction is biased there.
 
 Per-round use::
 
@@ -34,7 +41,8 @@ from nolo._validation import check_array, check_choice, check_flip_rates, check_
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.bandit import _stream
 from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
-from nolo.noise import FlipChannel
+from nolo.noise import FeedbackLaw, FlipChannel
+from nolo.noise.feedback_laws import flip_one
 from nolo.random import as_generator
 
 __all__ = ["ClassificationBandit", "StreamResult", "run_stream", "log_checkpoints", "ORDERS"]
@@ -128,19 +136,30 @@ class ClassificationBandit:
     Parameters
     ----------
     X : (n, d) array or scipy CSR matrix; y : (n,) integer labels in [0, K)
-    rho0, rho1 : flip rates, rho0 + rho1 < 1
+    rho0, rho1 : flip rates of the class-conditional law, rho0 + rho1 < 1
     order : "replace" | "permute" | "cycle"
     seed : the environment's generator (example draws and feedback flips)
     representation : "auto" (default: CSR loop for inputs with <= 60 % non-zeros), "dense" or "csr" --
         which compiled loop reads X; all three give identical results
+    feedback : a feedback law (:class:`nolo.noise.FeedbackLaw`: :class:`~nolo.noise.FlipChannel`,
+        :class:`~nolo.noise.FlipMatrix`, :class:`~nolo.noise.ContextFlips`) instead of ``rho0``/``rho1``
+        (giving both is a ParameterError); None: ``FlipChannel(rho0, rho1)``.  ``rho0``/``rho1`` then hold the
+        law's rates for a FlipChannel and None for a law whose rates are not two constants.
     """
 
     def __init__(self, X, y, rho0: float = 0.0, rho1: float = 0.0, order: str = "replace", seed=None,
-                 representation: str = "auto"):
-        self.rho0, self.rho1 = check_flip_rates(rho0, rho1)
+                 representation: str = "auto", feedback=None):
+        r0, r1 = check_flip_rates(rho0, rho1)
+        if feedback is not None:
+            if not isinstance(feedback, FeedbackLaw):
+                raise ParameterError(f"feedback must be a feedback law (nolo.noise.FeedbackLaw: FlipChannel, "
+                                     f"FlipMatrix, ContextFlips) or None, got {type(feedback).__name__}")
+            if r0 != 0.0 or r1 != 0.0:
+                raise ParameterError("feedback: give the flips either as rho0/rho1 or as a feedback law, not both "
+                                     f"(got rho0={r0}, rho1={r1} and feedback={type(feedback).__name__})")
+            feedback.validate()
         check_choice(representation, "representation", REPRESENTATIONS)
         self.representation = representation
-        self.channel = FlipChannel(self.rho0, self.rho1)
         check_choice(order, "order", tuple(ORDERS))
         self.order = order
         if sp.issparse(X):
@@ -164,9 +183,16 @@ class ClassificationBandit:
             raise ParameterError(f"y must be a 1-d array of {X.shape[0]} labels, got shape {y.shape}")
         if not np.issubdtype(y.dtype, np.integer) or y.min() < 0:
             raise ParameterError("y must hold non-negative integer labels 0..K-1")
+        n_classes = int(y.max()) + 1
+        law = FlipChannel(r0, r1) if feedback is None else copy.deepcopy(feedback)
+        law.check_environment(X.shape[0], n_classes)
+        self.feedback_law = law
+        self.channel = law  # the former name (a FlipChannel for rho0/rho1)
+        self._law_record = law.record()
+        self.rho0, self.rho1 = law.rates() if law.constant_rates else (None, None)
         self.X = X
         self.y = y.astype(np.int64)
-        self.n_classes = int(self.y.max()) + 1
+        self.n_classes = n_classes
         self.rng = as_generator(seed)
         self.perm = np.arange(X.shape[0], dtype=np.int64)
         self.pos = np.zeros(1, dtype=np.int64)
@@ -211,8 +237,11 @@ class ClassificationBandit:
         """The (possibly flipped) bit 1[played == y] for the current example."""
         if self._current < 0:
             raise ParameterError("feedback(played) needs a current example: call next() first")
-        truth = 1 if int(played) == int(self.y[self._current]) else 0
-        return self.channel.transmit(truth, self.rng)
+        played = int(played)
+        yi = int(self.y[self._current])
+        self.feedback_law.check_played(played)
+        truth = 1 if played == yi else 0
+        return flip_one(self._law_record, truth, self.rng.random(), yi, played, self._current)
 
     # -- whole stream ---------------------------------------------------------------------
     def run(self, learner, n_rounds: int, checkpoints=None, log: bool = False) -> StreamResult:
@@ -232,6 +261,7 @@ class ClassificationBandit:
             raise ParameterError(
                 f"learner.n_classes must be >= {self.n_classes} (labels in y), got {learner.n_classes}"
             )
+        self.feedback_law.check_labels(int(learner.n_classes), "learner.n_classes")
         learner._ensure_initialized(self.n_features)
         if learner.n_features_in_ != self.n_features:
             raise ParameterError(f"X must have {learner.n_features_in_} features per row (the learner's), got {self.n_features}")
@@ -240,11 +270,11 @@ class ClassificationBandit:
         rows = _stream.csr_rows(X) if sp.issparse(X) else _stream.dense_rows(X)
         env_state = pcg64_state(self.rng)  # PCG64 generators are stepped inline (same draws)
         env = _stream.EnvState(ORDERS[self.order], self.perm, self.pos, self.rng if env_state is None else env_state,
-                               self.rho0, self.rho1)
+                               self._law_record)
         saved = (copy.deepcopy(self.rng.bit_generator.state), self.perm.copy(), self.pos.copy())
         try:
             out_p, out_g, extra, seconds = learner._play_stream(
-                _stream.StreamInput(rows, X, self.y, env, self.rng), n_rounds, cps, bool(log))
+                _stream.StreamInput(rows, X, self.y, env, self.rng, self.feedback_law), n_rounds, cps, bool(log))
         except BaseException:
             self.rng.bit_generator.state, self.perm[:], self.pos[:] = saved
             raise
@@ -254,8 +284,10 @@ class ClassificationBandit:
 
 
 def run_stream(learner, X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0.0, order: str = "replace",
-               seed=None, checkpoints=None, log: bool = False, representation: str = "auto") -> StreamResult:
-    """Play ``n_rounds`` rounds of ``ClassificationBandit(X, y, rho0, rho1, order, seed, representation)``
-    with ``learner``, compiled."""
-    env = ClassificationBandit(X, y, rho0=rho0, rho1=rho1, order=order, seed=seed, representation=representation)
+               seed=None, checkpoints=None, log: bool = False, representation: str = "auto",
+               feedback=None) -> StreamResult:
+    """Play ``n_rounds`` rounds of ``ClassificationBandit(X, y, rho0, rho1, order, seed, representation, feedback)``
+    with ``learner``, compiled (``feedback``: a feedback law instead of ``rho0``/``rho1``)."""
+    env = ClassificationBandit(X, y, rho0=rho0, rho1=rho1, order=order, seed=seed, representation=representation,
+                               feedback=feedback)
     return env.run(learner, n_rounds, checkpoints, log=log)

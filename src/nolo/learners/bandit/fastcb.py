@@ -142,6 +142,11 @@ class FastCB(S.SquareCB):
     With ``estimate_rates`` the rates in the loss scale are the current estimates, and the played label's
     probability that the rate estimate needs is FastCB's (the same weight as the draw).
 
+    Feedback laws: the flip correction assumes class-conditional flips with known constant rates
+    (:class:`nolo.noise.FlipChannel` with this learner's ``rho0``/``rho1``) and is unbiased only there;
+    under :class:`nolo.noise.FlipMatrix` or :class:`nolo.noise.ContextFlips` it is biased, and
+    ``run_stream``/``ClassificationBandit.run`` warn (:class:`nolo.exceptions.FeedbackLawWarning`).
+
     Parameters
     ----------
     n_classes, oracle, gamma_scale, gamma_exponent, rho0, rho1, correction, estimate_rates, rate_every, pct_top,

@@ -218,6 +218,11 @@ class KernelLabelTS(OneBitBanditLearner):
     digits and MNIST under (0.4, 0.4) and on USPS noise-free and under (0.2, 0.4) (docs/squarecb.md#kernel-label-ts).
     The bandwidth is in the rows' own units: rescale it with the rows.
 
+    Feedback laws: the flip correction assumes class-conditional flips with known constant rates
+    (:class:`nolo.noise.FlipChannel` with this learner's ``rho0``/``rho1``) and is unbiased only there;
+    under :class:`nolo.noise.FlipMatrix` or :class:`nolo.noise.ContextFlips` it is biased, and
+    ``run_stream``/``ClassificationBandit.run`` warn (:class:`nolo.exceptions.FeedbackLawWarning`).
+
     Parameters
     ----------
     n_classes : int >= 2

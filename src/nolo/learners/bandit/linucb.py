@@ -165,6 +165,11 @@ class LinUCB(S.SquareCB):
     2019); equal to the ridge oracle's until a class's sketch first shrinks (after 2 ``sketch_size`` updates).  The
     widths are not kept (scratch).
 
+    Feedback laws: the flip correction assumes class-conditional flips with known constant rates
+    (:class:`nolo.noise.FlipChannel` with this learner's ``rho0``/``rho1``) and is unbiased only there;
+    under :class:`nolo.noise.FlipMatrix` or :class:`nolo.noise.ContextFlips` it is biased, and
+    ``run_stream``/``ClassificationBandit.run`` warn (:class:`nolo.exceptions.FeedbackLawWarning`).
+
     Parameters
     ----------
     n_classes : int >= 2

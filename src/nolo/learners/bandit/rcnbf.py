@@ -77,6 +77,11 @@ class RCNBF(ExploringBanditLearner):
     (when y~ = yhat both apply).  Lemma 2: E[H] = the Perceptron update U.
     Erratum E14 (docs/math.md, errata): only in the proof of Theorem 4; the update is as printed.
 
+    Feedback laws: the flip correction assumes class-conditional flips with known constant rates
+    (:class:`nolo.noise.FlipChannel` with this learner's ``rho0``/``rho1``) and is unbiased only there;
+    under :class:`nolo.noise.FlipMatrix` or :class:`nolo.noise.ContextFlips` it is biased, and
+    ``run_stream``/``ClassificationBandit.run`` warn (:class:`nolo.exceptions.FeedbackLawWarning`).
+
     Parameters
     ----------
     n_classes : int >= 2

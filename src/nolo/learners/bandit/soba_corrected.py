@@ -19,6 +19,11 @@ class SOBAh(FlipCorrectedMixin, SOBA):
     (to rounding: W is rebuilt as theta / a directly).  Its record :class:`._corrected.SOBAhState` runs in
     the bandit core like SOBA's (:func:`nolo.learners.bandit.run_stream`, ``act``/``learn``).
 
+    Feedback laws: the flip correction assumes class-conditional flips with known constant rates
+    (:class:`nolo.noise.FlipChannel` with this learner's ``rho0``/``rho1``) and is unbiased only there;
+    under :class:`nolo.noise.FlipMatrix` or :class:`nolo.noise.ContextFlips` it is biased, and
+    ``run_stream``/``ClassificationBandit.run`` warn (:class:`nolo.exceptions.FeedbackLawWarning`).
+
     Parameters
     ----------
     n_classes : int >= 2

@@ -305,6 +305,11 @@ class SquareCB(OneBitBanditLearner):
     2 ``sketch_size`` updates, then its Newton matrix restricted to the sketch's top directions; O(m d) per round
     amortised, memory K (2m (d + 1) + 8m^2) float64 (2.6 MB for MNIST-784, K = 10, m = 20).
 
+    Feedback laws: the flip correction assumes class-conditional flips with known constant rates
+    (:class:`nolo.noise.FlipChannel` with this learner's ``rho0``/``rho1``) and is unbiased only there;
+    under :class:`nolo.noise.FlipMatrix` or :class:`nolo.noise.ContextFlips` it is biased, and
+    ``run_stream``/``ClassificationBandit.run`` warn (:class:`nolo.exceptions.FeedbackLawWarning`).
+
     Parameters
     ----------
     n_classes : int >= 2
