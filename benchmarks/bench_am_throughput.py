@@ -14,10 +14,11 @@ Measured in one run (so the ratios share the machine's load):
   when absent), learning pass timed alone, features named ``f<j>`` (with bare integer names its
   default cbify does not learn), with its progressive error beside ours.
 
-Usage: ``python benchmarks/bench_am_throughput.py [--rounds 1000000] [--repeats 3] [--quick] [--data-dir DIR]``.
-The data directory is ``--data-dir``, else ``$NOLO_DATA_DIR``, else ``~/.cache/nolo/data``.  Each
-compiled figure is the best of ``--repeats`` identical runs (the machine is shared).  Prints a
-markdown table; the figures measured here are recorded in docs/benchmarks-am.md.
+Usage: ``python benchmarks/bench_am_throughput.py [--rounds 1000000] [--repeats 3] [--quick] [--data-dir DIR]
+[--markdown FILE]``.  The data directory is ``--data-dir``, else ``$NOLO_DATA_DIR``, else ``~/.cache/nolo/data``.
+Each compiled figure is the best of ``--repeats`` identical runs (the machine is shared).  Prints a markdown table;
+``--markdown FILE`` also writes the figures as Markdown tables stamped with the version, the machine, its load and
+the command (``benchmarks/_markdown.py``): docs/benchmarks-am.md includes ``docs/_generated/bench_am_throughput.md``.
 """
 
 from __future__ import annotations
@@ -152,15 +153,25 @@ def main(argv=None):
     ap.add_argument("--compiled-only", action="store_true",
                     help="only the compiled Banditron/RCNBF table (no NumPy loop, SOBA, RCINE, VW): for before/after "
                          "runs of two source trees, e.g. PYTHONPATH=/tmp/before/src python ... --compiled-only")
+    ap.add_argument("--markdown", metavar="FILE", help="also write the figures as stamped Markdown tables")
     args = ap.parse_args(argv)
+    if args.markdown:
+        from _markdown import start
+
+        start()
     globals()["REPEATS"] = max(1, args.repeats)
     T = 100_000 if args.quick else args.rounds
     Tn = 5_000 if args.quick else args.numpy_rounds
     gamma, rho = 0.05, (0.0, 0.0)
-    print(f"# AM throughput (rounds/s), gamma = epsilon = {gamma}, compiled T = {T:,}, NumPy loop T = {Tn:,}\n")
-    print(f"| data | learner | compiled, dense loop | compiled, auto (CSR loop if <= {AUTO_CSR_DENSITY:.0%} non-zeros) "
-          "| NumPy loop | auto / NumPy | final error |")
+    title = (f"AM throughput (rounds/s), gamma = epsilon = {gamma}, no noise, compiled T = {T:,} (best of {REPEATS}), "
+             f"NumPy loop T = {Tn:,}")
+    header = ["data", "learner", "compiled, dense loop",
+              f"compiled, auto (CSR loop if <= {AUTO_CSR_DENSITY:.0%} non-zeros)", "NumPy loop", "auto / NumPy",
+              "final error"]
+    print(f"# {title}\n")
+    print("| " + " | ".join(header) + " |")
     print("|---|---|---|---|---|---|---|")
+    rows, notes = [], []
     data = datasets(args.quick, args.data_dir)
     soba_ratio = {}
     for name, (X, y) in data.items():
@@ -176,16 +187,20 @@ def main(argv=None):
                 nps, _ = numpy_loop(X, y, Tn, gamma, *rho, seed=0, correct=correct)
                 ratio = f"{rps / nps:.0f}x"
                 nps = f"{nps:,.0f}"
-            print(f"| {name} ({density:.0%} non-zero) | {cls.__name__} | {dense} | {rps:,.0f} ({loop}) | {nps} | {ratio} | {err:.3f} |")
+            rows.append([f"{name} ({density:.0%} non-zero)", cls.__name__, dense, f"{rps:,.0f} ({loop})", nps, ratio,
+                         f"{err:.3f}"])
+            print("| " + " | ".join(rows[-1]) + " |")
         if "f32" not in name and not sp.issparse(X) and not args.compiled_only:
             b, _, _ = compiled(Banditron, X, y, T, gamma=gamma)
             s, err, _ = compiled(SOBA, X, y, T, gamma=gamma)
             soba_ratio[name] = b / s
     if args.compiled_only:
+        _write(args.markdown, header, rows, notes, title)
         return
     print("\n| data | SOBA time per round / Banditron's |\n|---|---|")
     for name, r in soba_ratio.items():
         print(f"| {name} | {r:.2f} |")
+    soba = [[name, f"{r:.2f}"] for name, r in soba_ratio.items()]
 
     # RCINE vs RCNBF on MNIST, refits every 50,000 rounds
     name = next(k for k in data if k.startswith("MNIST"))
@@ -197,6 +212,11 @@ def main(argv=None):
     r_nbf = run_stream(RCNBF(n_classes=10, gamma=gamma, rho0=0.2, rho1=0.2, seed=0), X, y, TR, 0.2, 0.2, seed=1,
                        checkpoints=[TR])
     share = r_ine.extra["nrest_seconds"] / r_ine.seconds
+    rcine = (f"RCINE vs RCNBF, {name}, rho = (0.2, 0.2), {TR:,} rounds, NREst every 50,000 rounds (RCINE's defaults): "
+             f"RCNBF {r_nbf.rounds_per_second:,.0f} rounds/s, RCINE {r_ine.rounds_per_second:,.0f} rounds/s = "
+             f"**{r_ine.rounds_per_second / r_nbf.rounds_per_second:.0%} of RCNBF** (target >= 30 %), NREst "
+             f"{share:.0%} of RCINE's time; final played-label errors RCINE {r_ine.error_rate[-1]:.3f}, RCNBF "
+             f"{r_nbf.error_rate[-1]:.3f}; last estimate {np.round(m.estimates_[-1], 3).tolist()} for the true [0.2, 0.2].")
     print(f"\nRCINE vs RCNBF, {name}, rho = (0.2, 0.2), {TR:,} rounds, NREst every 50,000 rounds "
           f"(RCINE defaults: NREst MLP (32,), 5 epochs then 2 per warm refit, 2,000-round reservoir):")
     print(f"  RCNBF {r_nbf.rounds_per_second:,.0f} rounds/s; RCINE {r_ine.rounds_per_second:,.0f} rounds/s "
@@ -210,11 +230,28 @@ def main(argv=None):
     for rho in ((0.0, 0.0),):
         res = vw_cbify(X, y, min(T, 100_000), 9, *rho)
         if res is None:
-            print("\nVowpal Wabbit: not installed (pip install vowpalwabbit) -- skipped")
+            vw = "Vowpal Wabbit: not installed (pip install vowpalwabbit) -- skipped"
+            print("\n" + vw)
             break
         ours, err, _ = compiled(Banditron, X, y, min(T, 100_000), gamma=gamma)
-        print(f"\nVowpal Wabbit --cbify 9 --epsilon 0.05 on {name}, {min(T, 100_000):,} rounds: {res[0]:,.0f} rounds/s "
+        vw = (f"Vowpal Wabbit --cbify 9 --epsilon 0.05 on {name}, {min(T, 100_000):,} rounds: {res[0]:,.0f} rounds/s "
               f"(learning pass alone), progressive error {res[1]:.3f}; Banditron compiled {ours:,.0f} rounds/s, error {err:.3f}")
+        print("\n" + vw)
+    if args.markdown:
+        from _markdown import table
+
+        notes += ["SOBA's time per round relative to Banditron's (target: within 3x), same run:",
+                  table(["data", "SOBA time per round / Banditron's"], soba, "lr"), rcine, vw]
+        _write(args.markdown, header, rows, notes, title)
+
+
+def _write(path, header, rows, notes, title):
+    if path:
+        from _markdown import package_versions, write_markdown
+
+        path = write_markdown(path, header, rows, notes, align="llrrrrr", intro=[title + ", one run:"],
+                              versions=package_versions("numpy", "numba", "scikit-learn", "vowpalwabbit"))
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

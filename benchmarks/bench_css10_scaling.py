@@ -162,6 +162,10 @@ def main():
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--markdown", metavar="FILE", help="also write the figures as a stamped Markdown table")
     args = ap.parse_args()
+    if args.markdown:
+        from _markdown import start
+
+        start()
     warm_up()
     rows = [bench_scaling(args.T), *bench_literal(args.literal_T)]
     if args.big:

@@ -19,14 +19,15 @@ The native driver learns from the logged rounds (it does not choose the actions)
 possibly go on this stream: an upper bound on its interactive speed.
 
 Usage: ``python benchmarks/bench_default_learner.py [--rounds 100000] [--repeats 3] [--datasets a,b]
-[--data-dir DIR] [--no-vw]``.  Prints a stamp (nolo and VW versions, CPU, date, the command) and a markdown table.
+[--data-dir DIR] [--no-vw] [--markdown FILE]``.  Prints a stamp (nolo and VW versions, CPU, date, the command) and a
+markdown table; ``--markdown FILE`` also writes the table stamped with the version, the machine, its load and the
+command (``benchmarks/_markdown.py``): docs/performance.md includes ``docs/_generated/bench_default_learner.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import tempfile
 import time
@@ -34,6 +35,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from _markdown import processor as cpu_name
 
 RATES = (0.15, 0.15)
 SUITE = ("wine", "breast-cancer", "mixed-scales", "many-classes", "rings", "moons", "imbalanced", "text", "categorical")
@@ -55,16 +57,6 @@ def load(name: str, data_dir: str | None):
             return load_dataset(name, normalize="unit", data_dir=data_dir)
         except DatasetNotFoundError:
             return None
-
-
-def cpu_name() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def nolo_rate(X, y, T: int, repeats: int):
@@ -133,7 +125,12 @@ def main(argv=None) -> None:
     p.add_argument("--data-dir", default=None)
     p.add_argument("--vw-python-rounds", type=int, default=5_000)
     p.add_argument("--no-vw", action="store_true")
+    p.add_argument("--markdown", metavar="FILE", help="also write the table as a stamped Markdown file")
     a = p.parse_args(argv)
+    if a.markdown:
+        from _markdown import start
+
+        start()
     import nolo
 
     have_vw = not a.no_vw
@@ -149,14 +146,17 @@ def main(argv=None) -> None:
           f"{os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("command: python " + " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]))
     print(f"stream: {a.rounds:,} rounds, flips {RATES}; nolo and VW native best of {a.repeats}\n")
-    print("| data set | n x d, K | nolo rounds/s | VW native | VW cache | VW python | nolo / native | nolo / cache "
-          "| nolo / python |")
+    header = ["data set", "n x d, K", "nolo rounds/s", "VW native", "VW cache", "VW python", "nolo / native",
+              "nolo / cache", "nolo / python"]
+    print("| " + " | ".join(header) + " |")
     print("|---|---|---|---|---|---|---|---|---|")
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.datasets.split(","):
             data = load(name, a.data_dir)
             if data is None:
-                print(f"| {name} | files absent (--data-dir) | | | | | | | |")
+                rows.append([name, "files absent (--data-dir)"] + [""] * 7)
+                print("| " + " | ".join(rows[-1]) + " |")
                 continue
             X, y = data
             if sp.issparse(X):
@@ -173,7 +173,16 @@ def main(argv=None) -> None:
                 os.remove(path)
                 cells = [f"{rate:,.0f}", f"{nat:,.0f}", f"{cac:,.0f}", f"{py:,.0f}", f"{rate / nat:.1f}x",
                          f"{rate / cac:.1f}x", f"{rate / py:.0f}x"]
-            print(f"| {name} | {X.shape[0]:,} x {X.shape[1]:,}, {K} | " + " | ".join(cells) + " |", flush=True)
+            rows.append([name, f"{X.shape[0]:,} x {X.shape[1]:,}, {K}", *cells])
+            print("| " + " | ".join(rows[-1]) + " |", flush=True)
+    if a.markdown:
+        from _markdown import package_versions, write_markdown
+
+        intro = [f"{a.rounds:,} rounds per data set under flips {RATES}; nolo and VW native best of {a.repeats}, VW "
+                 f"python over {min(a.vw_python_rounds, a.rounds):,} rounds; one run:"]
+        path = write_markdown(a.markdown, header, rows, align="llrrrrrrr", intro=intro,
+                              versions=package_versions("numpy", "numba", "vowpalwabbit"))
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

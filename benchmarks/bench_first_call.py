@@ -14,7 +14,10 @@ second process on the same directory (warm).  Times include starting Python and 
 
 Usage::
 
-    python benchmarks/bench_first_call.py [--cases act+learn,run_stream] [--cases "FastCB every entry"]
+    python benchmarks/bench_first_call.py [--cases act+learn,run_stream] [--cases "FastCB every entry"] [--markdown FILE]
+
+``--markdown FILE`` also writes the table stamped with the version, the machine, its load and the command
+(``benchmarks/_markdown.py``); docs/performance.md includes ``docs/_generated/bench_first_call.md``.
 """
 
 from __future__ import annotations
@@ -64,6 +67,15 @@ check_learner({name}, ["stream_equals_rounds"])
 DEFAULT_CASES = list(CASES)
 CASES.update(EVERY_ENTRY)
 
+#: what each case does, for the Markdown table
+DESCRIPTIONS = {
+    "act+learn": "`default_learner(10)`, 200 rounds of `act` + `learn` on digits",
+    "run_stream": "`default_learner(10, 0.1, 0.1)` in `run_stream`, 2,000 rounds",
+    "FastCB run_stream": "`FastCB` in `run_stream`, 2,000 rounds",
+    **{name: f"`{name.split()[0]} every entry`: stream loop, `act` with its probability, `learn`, `learn_many`, "
+             "every state record of the test parameter sets" for name in EVERY_ENTRY},
+}
+
 
 def timed(code: str, cache_dir: str) -> float:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
@@ -75,19 +87,32 @@ def timed(code: str, cache_dir: str) -> float:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=",".join(DEFAULT_CASES), help="comma-separated, of: " + ", ".join(CASES))
+    ap.add_argument("--markdown", metavar="FILE", help="also write the table as a stamped Markdown file")
     args = ap.parse_args(argv)
     names = [c.strip() for c in args.cases.split(",") if c.strip()]
     unknown = [c for c in names if c not in CASES]
     if unknown:
         ap.error(f"unknown case(s) {unknown}; choose from {list(CASES)}")
+    if args.markdown:
+        from _markdown import start
+
+        start()
     print(f"nolo {nolo.__version__}, Python {platform.python_version()}, {os.cpu_count()} cores, "
           f"1-min load {os.getloadavg()[0]:.1f}")
     print(f"{'case':20s} {'cold s':>8s} {'warm s':>8s}")
+    rows = []
     for name in names:
         with tempfile.TemporaryDirectory() as d:
             cold = timed(CASES[name], d)
             warm = timed(CASES[name], d)
         print(f"{name:20s} {cold:8.1f} {warm:8.1f}")
+        rows.append([DESCRIPTIONS[name], f"{cold:.1f}", f"{warm:.1f}"])
+    if args.markdown:
+        from _markdown import package_versions, write_markdown
+
+        path = write_markdown(args.markdown, ["case", "cold (s)", "warm (s)"], rows, align="lrr",
+                              versions=package_versions("numpy", "numba", "llvmlite"))
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

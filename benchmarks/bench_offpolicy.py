@@ -18,8 +18,10 @@ Peak RSS is the process's own high-water mark (``VmHWM``, reset at exec; ``ru_ma
   policy in its pass: beside nolo's evaluation pass and nolo's learning pass, each one pass over the same rows
   (conversion not timed).
 
-Usage: ``python benchmarks/bench_offpolicy.py [--rows 1000000] [--features 32] [--classes 10] [--no-vw]``.  Prints a
-stamp (versions, CPU, date, command) and a markdown table with the ratios.
+Usage: ``python benchmarks/bench_offpolicy.py [--rows 1000000] [--features 32] [--classes 10] [--no-vw]
+[--markdown FILE]``.  Prints a stamp (versions, CPU, date, command) and a markdown table with the ratios;
+``--markdown FILE`` also writes the table stamped with the version, the machine, its load and the command
+(``benchmarks/_markdown.py``): docs/performance.md includes ``docs/_generated/bench_offpolicy.md``.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import time
 
 import numpy as np
 
-from bench_default_learner import cpu_name
+from _markdown import processor as cpu_name
 
 RATES = (0.1, 0.2)
 CHUNK = 100_000
@@ -189,7 +191,12 @@ def main(argv=None) -> None:
     p.add_argument("--features", type=int, default=32)
     p.add_argument("--classes", type=int, default=10)
     p.add_argument("--no-vw", action="store_true")
+    p.add_argument("--markdown", metavar="FILE", help="also write the table as a stamped Markdown file")
     args = p.parse_args(argv)
+    if args.markdown:
+        from _markdown import start
+
+        start()
     import nolo
 
     vw_version = "absent"
@@ -211,8 +218,9 @@ def main(argv=None) -> None:
         truth = write_log(log, args.rows, args.features, args.classes, W, model)
         tenth = max(args.rows // 10, 1000)
         head(log, small, tenth)
-        print(f"log: {args.rows} rows x {args.features} features, {os.path.getsize(log) / 2**20:.0f} MiB Parquet "
-              f"(written in {time.perf_counter() - t0:.0f} s); the target's true clean value on it {truth:.4f}\n")
+        about = (f"The log: {args.rows:,} rows x {args.features} features, {os.path.getsize(log) / 2**20:.0f} MiB Parquet "
+                 f"(written in {time.perf_counter() - t0:.0f} s); the target's true clean value on it {truth:.4f}.")
+        print(about + "\n")
         rows = []
         for name, methods in (("nolo ips+snips", "ips,snips"), ("nolo dm+dr+switch-dr", "dm,dr,switch-dr")):
             for path, n in ((small, tenth), (log, args.rows)):
@@ -228,12 +236,21 @@ def main(argv=None) -> None:
             write_adf(log, adf, args.classes)
             vw = vw_run(adf)
             rows.append(("VW native --cb_adf dr", args.rows, vw["rows"] / vw["seconds"], vw["rss_mb"], {}))
-        print("| pass | rows | rows/s | peak RSS (MiB) | x VW native | estimates (clean value) |")
+        header = ["pass", "rows", "rows/s", "peak RSS (MiB)", "x VW native", "estimates (clean value)"]
+        print("| " + " | ".join(header) + " |")
         print("|---|---:|---:|---:|---:|---|")
+        cells = []
         for name, n, rate, rss, est in rows:
             ratio = f"{rate / (vw['rows'] / vw['seconds']):.2f}" if vw else "-"
             e = ", ".join(f"{m} {v:.4f}" for m, v in est.items())
-            print(f"| {name} | {n:,} | {rate:,.0f} | {rss:.0f} | {ratio} | {e} |")
+            cells.append([name, f"{n:,}", f"{rate:,.0f}", f"{rss:.0f}", ratio, e])
+            print("| " + " | ".join(cells[-1]) + " |")
+    if args.markdown:
+        from _markdown import package_versions, write_markdown
+
+        path = write_markdown(args.markdown, header, cells, align="lrrrrl", intro=[about],
+                              versions=package_versions("numpy", "pyarrow", "vowpalwabbit"))
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

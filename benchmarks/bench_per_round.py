@@ -14,7 +14,10 @@ Rows (digits, 64 features, 10 classes, unit-norm rows; a (0.1, 0.1) flipped bit)
 
 Ratios are against River's LinUCBDisjoint, measured in the same process.  Usage::
 
-    python benchmarks/bench_per_round.py [--rounds 20000] [--river-rounds 3000]
+    python benchmarks/bench_per_round.py [--rounds 20000] [--river-rounds 3000] [--markdown FILE]
+
+``--markdown FILE`` also writes the table stamped with the version, the machine, its load and the command
+(``benchmarks/_markdown.py``); docs/performance.md includes ``docs/_generated/bench_per_round.md``.
 """
 
 from __future__ import annotations
@@ -97,7 +100,12 @@ def main(argv=None) -> None:
     ap.add_argument("--rounds", type=int, default=20_000, help="rounds timed per nolo row")
     ap.add_argument("--river-rounds", type=int, default=3_000, help="rounds timed per River row")
     ap.add_argument("--warmup", type=int, default=600, help="untimed rounds first (compilation, landmarks)")
+    ap.add_argument("--markdown", metavar="FILE", help="also write the table as a stamped Markdown file")
     args = ap.parse_args(argv)
+    if args.markdown:
+        from _markdown import start
+
+        start()
     X, y, order, flips = stream(args.warmup + args.rounds)
     names = [f"px{j}" for j in range(X.shape[1])]
     D = [{n: float(v) for n, v in zip(names, row) if v != 0.0} for row in X]
@@ -134,6 +142,30 @@ def main(argv=None) -> None:
     print(f"{'row':44s} {'rounds/s':>10s} {'x River LinUCB':>15s} {'x River OvR':>12s} {'error':>7s}")
     for label, rate, err in rows:
         print(f"{label:44s} {rate:10.0f} {rate / rate_r:15.1f} {rate / rate_o:12.2f} {err:7.3f}")
+    if args.markdown:
+        from _markdown import package_versions, write_markdown
+
+        table = [[MARKDOWN_LABELS[label], f"{rate:,.0f}", f"{rate / rate_r:.1f}", f"{rate / rate_o:.2f}", f"{err:.3f}"]
+                 for label, rate, err in rows]
+        path = write_markdown(args.markdown, ["loop", "rounds/s", "x River LinUCBDisjoint", "x River OvR logistic",
+                                              "error"], table, align="lrrrr",
+                              versions=package_versions("numpy", "numba", "river"),
+                              intro=[f"digits, {args.rounds:,} rounds per nolo row and {R:,} per River row, after {w} "
+                                     "untimed rounds; one run:"])
+        print(f"wrote {path}")
+
+
+MARKDOWN_LABELS = {
+    "nolo default act+learn": "`default_learner` `act` + `learn` (dense row)",
+    "nolo default dict act_one+learn_one": "`default_learner` in `DictContexts` `act_one` + `learn_one` (dict)",
+    "nolo FastCB act+learn": "`FastCB` `act` + `learn`",
+    "nolo SquareCB act+learn": "`SquareCB` `act` + `learn`",
+    "nolo LinUCB act+learn": "`LinUCB` `act` + `learn`",
+    "nolo default run_stream": "`default_learner` in `run_stream` (one compiled call)",
+    "River LinUCBDisjoint pull+update": "River `bandit.LinUCBDisjoint` `pull` + `update`",
+    "River OvR logistic predict_one+learn_one":
+        "River `OneVsRestClassifier(LogisticRegression())` `predict_one` + `learn_one` (true label)",
+}
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
@@ -639,11 +640,25 @@ def test_console_summary_is_short_and_groups_failures_by_cause(tmp_path, scratch
     assert deferred.exit_code == 0
 
 
+def test_rst_to_html_raises_no_warning():
+    """No (pending) deprecation warning from Docutils: rst_to_html would swallow it as an error and fall back to
+    escaped text, so it is checked directly, every warning recorded."""
+    from nolo.experiments.report import rst_to_html
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        html = rst_to_html("Uses :class:`~nolo.learners.bandit.RCNBF` on ``x_t``; see *AM*.")
+    assert [str(w.message) for w in caught] == []
+    assert 'class="docutils literal"' in html and "<em>AM</em>" in html
+
+
 def test_docstrings_render_as_html_not_as_rst_markup(tmp_path, scratch_registry):
     from nolo.experiments.report import rst_to_html
     from nolo.experiments.reproduce import reproduce
 
-    html = rst_to_html("The regret of :func:`nolo.oco.ogd` against ``f*(x)``:\n\n* one\n* two\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no DeprecationWarning / PendingDeprecationWarning from Docutils either
+        html = rst_to_html("The regret of :func:`nolo.oco.ogd` against ``f*(x)``:\n\n* one\n* two\n")
     assert 'class="docutils literal"' in html and "f*(x)</" in html and ":func:" not in html and "``" not in html
     assert "<li>" in html
     registry.EXPERIMENTS.unregister("demo/noisy-regression")

@@ -413,12 +413,15 @@ def rst_to_html(text: str) -> str:
     import html
 
     from docutils.core import publish_parts
+    from docutils.writers.html5_polyglot import Writer
 
     if not text or not text.strip():
         return ""
     _register_roles()
     try:
-        parts = publish_parts(text, writer_name="html5", settings_overrides={
+        # a Writer instance: writer_name="html5" is deprecated (Docutils 0.22 warns) and a name in writer= needs a
+        # recent Docutils; an instance is the same call on every supported Docutils (>= 0.18), without a warning
+        parts = publish_parts(text, writer=Writer(), settings_overrides={
             "report_level": 5, "halt_level": 5, "doctitle_xform": False, "initial_header_level": 4,
             "syntax_highlight": "none", "input_encoding": "unicode", "output_encoding": "unicode",
             "embed_stylesheet": False, "file_insertion_enabled": False, "raw_enabled": False})
