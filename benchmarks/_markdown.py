@@ -70,10 +70,32 @@ def package_versions(*names: str) -> str:
     return ", ".join(out)
 
 
+#: options whose value is a place on the measuring machine: the stamp shows the option with a placeholder
+_LOCAL_PATHS = {"--data-dir": "DIR"}
+
+
 def command(argv: list[str] | None = None) -> str:
-    """The command that was run, the script's path relative to the repository."""
-    argv = sys.argv if argv is None else argv
-    return "python " + " ".join(shlex.quote(a) for a in [_relative(argv[0]), *argv[1:]])
+    """The command that was run, the script's path relative to the repository and a data directory as ``DIR``.
+
+    >>> command(["/opt/bench.py", "--data-dir", "/home/me/data", "--markdown=out.md"])
+    'python /opt/bench.py --data-dir DIR --markdown=out.md'
+    >>> command(["/opt/bench.py", "--data-dir=/home/me/data"])
+    'python /opt/bench.py --data-dir=DIR'
+    """
+    argv = list(sys.argv if argv is None else argv)
+    out = [_relative(argv[0])]
+    args = iter(argv[1:])
+    for a in args:
+        opt, eq, _ = a.partition("=")
+        if opt in _LOCAL_PATHS:
+            if eq:
+                out.append(f"{opt}={_LOCAL_PATHS[opt]}")
+            else:
+                out += [a, _LOCAL_PATHS[opt]]
+                next(args, None)
+            continue
+        out.append(a)
+    return "python " + " ".join(shlex.quote(a) for a in out)
 
 
 def stamp(argv: list[str] | None = None, versions: str = "") -> str:
