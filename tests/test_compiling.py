@@ -136,7 +136,7 @@ def test_a_lock_held_too_long_is_given_up(fast_note, tmp_path, monkeypatch):
     monkeypatch.setattr(C.tempfile, "gettempdir", lambda: str(tmp_path))
     monkeypatch.setattr(C, "LOCK_WAIT", 0.3)
     fn = _CachedFake({}, [], compile_s=0.0)
-    name = f"{C._qualname(fn)}|{C._qualname(FakeState)}"
+    name = f"{C._qualname(fn)}|{C._qualname(FakeState)}|{('int',)}"
     with C._machine_lock(name):  # another process compiling and stuck
         folder = tmp_path / "nolo-compile-locks"
         (path,) = folder.glob("*.lock")

@@ -9,8 +9,8 @@ Silence it with ``logging.getLogger("nolo.compiling").setLevel(logging.ERROR)``,
 starts with the environment variable ``NOLO_COMPILE_NOTE=0`` (``nolo``'s command line says it once itself).
 
 Processes that start together on a cold cache (a sweep's workers, the test suite's) would each compile the same loop
-at the same time.  The first call of a disk-cached loop therefore compiles under a lock file per (loop, record) on the
-machine (:func:`compile_once`): one process compiles and writes numba's cache, the others wait and then load it
+at the same time.  The first call of a disk-cached loop therefore compiles under a lock file per compiled version (loop,
+record and argument types) on the machine (:func:`compile_once`): one process compiles and writes numba's cache, the others wait and then load it
 (numba reads its cache index again at each compile).  Only the compile is locked, not the run that follows.
 ``NOLO_COMPILE_LOCK=0`` turns the lock off (each process then compiles for itself, as numba alone does).
 """
@@ -69,10 +69,11 @@ def call_compiled(fn, key: type, entry: str, *args):
 
 
 def compile_once(fn, key: type, args) -> None:
-    """Compile (or load from numba's disk cache) ``fn``'s version for ``args`` under a lock file per (``fn``,
-    ``key``) on this machine, so that processes starting together compile it once; nothing for a dispatcher without
-    a disk cache, a version this process has, or what cannot be typed here (the call itself then compiles, or raises
-    numba's own error)."""
+    """Compile (or load from numba's disk cache) ``fn``'s version for ``args`` under a lock file per version (``fn``,
+    ``key`` and the arguments' numba types) on this machine, so that processes starting together compile it once
+    (one compiling another version of the loop, e.g. for sparse rows, does not hold them up); nothing for a
+    dispatcher without a disk cache, a version this process has, or what cannot be typed here (the call itself then
+    compiles, or raises numba's own error)."""
     cache = getattr(fn, "_cache", None)
     if cache is None or type(cache).__name__ == "NullCache" or not hasattr(fn, "compile"):
         return
@@ -84,7 +85,7 @@ def compile_once(fn, key: type, args) -> None:
         return
     if sig in fn.overloads:
         return
-    with _machine_lock(f"{_qualname(fn)}|{_qualname(key)}"):
+    with _machine_lock(f"{_qualname(fn)}|{_qualname(key)}|{sig}"):
         try:
             fn.compile(sig)
         except Exception:  # noqa: BLE001 - the call compiles again and raises it where numba's dispatch would
