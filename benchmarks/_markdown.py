@@ -59,15 +59,9 @@ def machine() -> str:
 
 def package_versions(*names: str) -> str:
     """``"numpy 2.4.0, river 0.26.1"`` for the installed distributions among ``names`` (absent ones: ``absent``)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from nolo._extras import installed_versions
 
-    out = []
-    for name in names:
-        try:
-            out.append(f"{name} {version(name)}")
-        except PackageNotFoundError:
-            out.append(f"{name} absent")
-    return ", ".join(out)
+    return ", ".join(f"{name} {v}" for name, v in installed_versions(names))
 
 
 #: options whose value is a place on the measuring machine: the stamp shows the option with a placeholder

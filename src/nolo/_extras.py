@@ -15,7 +15,7 @@ from types import ModuleType
 
 from nolo.exceptions import MissingExtraError
 
-__all__ = ["EXTRAS", "check", "missing", "missing_message", "require"]
+__all__ = ["EXTRAS", "check", "installed_versions", "missing", "missing_message", "require"]
 
 #: extra -> the top-level modules it provides (the distributions are listed in ``pyproject.toml``)
 EXTRAS: dict[str, tuple[str, ...]] = {
@@ -74,3 +74,21 @@ def require(module: str, extra: str, what: str) -> ModuleType:
         if exc.name is not None and exc.name.split(".")[0] not in (top, *EXTRAS[extra]):
             raise  # the package is there but one of its own dependencies is broken: show that error as it is
         raise MissingExtraError(_message(what, [top], extra)) from None
+
+
+def installed_versions(names) -> list[tuple[str, str]]:
+    """``[(name, version)]`` of the distributions ``names``, ``"absent"`` for one not installed (what a run or a
+    measurement records of the peers it used).
+
+    >>> installed_versions(["numpy", "no-such-distribution"])[1]
+    ('no-such-distribution', 'absent')
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for name in names:
+        try:
+            out.append((name, version(name)))
+        except PackageNotFoundError:
+            out.append((name, "absent"))
+    return out

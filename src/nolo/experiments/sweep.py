@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from nolo import __version__
-from nolo._extras import require
+from nolo._extras import installed_versions, require
 from nolo.datasets.paths import data_dir_scope
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.experiments.spec import ExperimentSpec, load_spec
@@ -128,15 +128,7 @@ def package_versions(packages: tuple[str, ...] | None = None) -> str:
     """
     if not packages:
         return ""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = []
-    for name in packages:
-        try:
-            out.append(f"{name}-{version(name)}")
-        except PackageNotFoundError:
-            out.append(f"{name}-absent")
-    return "+" + "+".join(out)
+    return "+" + "+".join(f"{name}-{v}" for name, v in installed_versions(packages))
 
 
 @dataclass
