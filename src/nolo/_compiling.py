@@ -107,7 +107,6 @@ def _machine_lock(name: str):
     except ImportError:  # not POSIX
         yield
         return
-    fd = None
     try:
         folder = os.path.join(tempfile.gettempdir(), "nolo-compile-locks")
         os.makedirs(folder, exist_ok=True)

@@ -15,9 +15,8 @@ import pytest
 
 from nolo import FeedbackLawWarning, ParameterError
 from nolo.learners.bandit import RCNBF, Banditron, ClassificationBandit, run_stream
-from nolo.learners.bandit import _stream
 from nolo.noise import ContextFlips, FeedbackLaw, FlipChannel, FlipMatrix
-from nolo.noise.feedback_laws import ClassFlips, MatrixFlips, RowFlips, flip_many, flip_one
+from nolo.noise.feedback_laws import ClassFlips, MatrixFlips, RowFlips, flip_many, flip_one, flip_rates
 
 Q3 = np.array([[0.10, 0.20, 0.30],
                [0.05, 0.40, 0.15],
@@ -40,7 +39,7 @@ def test_class_conditional_rule_by_hand():
     cases = [(1, 0.29, 0), (1, 0.30, 1), (1, 0.9, 1), (0, 0.19, 1), (0, 0.20, 0), (0, 0.5, 0)]
     for bit, u, want in cases:
         assert flip_one(law, bit, u, 0, 0, 0) == want, (bit, u)
-        assert _stream.flip(bit, u, 0.2, 0.3) == want  # the loop's two-rate rule is the same function
+        assert flip_rates(bit, u, 0.2, 0.3) == want  # the two-rate rule every law applies
     # y, played, row are ignored by this law
     assert flip_one(law, 1, 0.29, 2, 2, 7) == 0 and flip_one(law, 0, 0.19, 2, 1, 7) == 1
 

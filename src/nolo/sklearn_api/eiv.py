@@ -13,6 +13,8 @@ default.  Ordinary least squares on the mean of the readings is attenuated towar
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from nolo._validation import check_int, check_scalar
@@ -54,8 +56,6 @@ class _SandwichInference:
         self.bse_ = np.sqrt(np.maximum(np.diag(self.coef_cov_), 0.0))
         self.df_resid_ = int(self.n_items_seen_) - int(self.coef_cov_.shape[0])
         if not np.all(np.isfinite(self.coef_cov_)):
-            import warnings
-
             n, p = int(self.n_items_seen_), int(self.coef_cov_.shape[0])
             why = (f"{n} items for {p} coefficients" if n <= p else
                    "the corrected moment matrix is singular: a constant or collinear feature")
@@ -437,7 +437,6 @@ class CorrectedLeastSquaresRegressor(_SandwichInference, LinearReadingsRegressor
         ``correction_scale_``, as the sandwich holds it -- the folds of a resample would put copies of one item on
         both sides.  ``random_state``: seed or Generator; the same seed gives the same replicates.
         """
-        import warnings
 
         from sklearn.base import clone
 

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from nolo.learners.bandit import RCNBF, unbiased_feedback
-from nolo.learners.bandit import _explore, _stream
+from nolo.learners.bandit import _explore
 from nolo.noise import FlipChannel
+from nolo.noise.feedback_laws import flip_rates
 
 RATES = [(0.15, 0.15), (0.2, 0.4), (0.4, 0.2), (0.4, 0.4)]
 
@@ -28,11 +29,11 @@ def test_lemma1_monte_carlo_through_the_channel(rho0, rho1):
     n = 200_000
     for truth in (0, 1):
         u = rng.random(n)
-        fb = np.array([_stream.flip(truth, ui, rho0, rho1) for ui in u[:2000]])  # the compiled channel ...
+        fb = np.array([flip_rates(truth, ui, rho0, rho1) for ui in u[:2000]])  # the compiled channel ...
         np.testing.assert_array_equal(fb, np.where(truth == 1, u[:2000] >= rho1, u[:2000] < rho0))  # ... is this rule
         chan = FlipChannel(rho0, rho1)
         g1, g2 = np.random.default_rng(truth), np.random.default_rng(truth)
-        assert all(chan.transmit(truth, g1) == _stream.flip(truth, g2.random(), rho0, rho1) for _ in range(2000))
+        assert all(chan.transmit(truth, g1) == flip_rates(truth, g2.random(), rho0, rho1) for _ in range(2000))
         fb = np.where(truth == 1, u >= rho1, u < rho0).astype(float)
         h = unbiased_feedback(fb, rho0, rho1)
         z = (h.mean() - truth) / (h.std(ddof=1) / np.sqrt(n))
@@ -90,7 +91,7 @@ def test_lemma2_monte_carlo_with_act_and_channel(gamma, rho0, rho1):
     samples = np.empty((n,) + W.shape)
     for i in range(n):
         r = m.act(x)
-        f = int(_stream.flip(int(r == y), rng.random(), rho0, rho1))
+        f = int(flip_rates(int(r == y), rng.random(), rho0, rho1))
         samples[i] = table[(r, f)]
     np.testing.assert_array_equal(m.W_, W)  # act() never changes W
     U = np.zeros_like(W)
@@ -108,7 +109,7 @@ def test_lemma2_monte_carlo_with_act_and_channel(gamma, rho0, rho1):
     s2 = np.empty_like(samples)
     for i in range(n):
         r = m2.act(x)
-        s2[i] = bt[(r, int(_stream.flip(int(r == y), rng2.random(), rho0, rho1)))]
+        s2[i] = bt[(r, int(flip_rates(int(r == y), rng2.random(), rho0, rho1)))]
     z2 = (s2.mean(axis=0) - U) / (s2.std(axis=0, ddof=1) / np.sqrt(n) + 1e-300)
     assert np.max(np.abs(z2)) > 6
 

@@ -57,7 +57,7 @@ from nolo.learners.bandit._pcg64 import lookahead_copy, uniform
 from nolo.learners.bandit._simd import (LANES, argmax_first, borrowed, gather_dense, padded,
                                         prefetch, scores, scores_padded)
 from nolo.noise.feedback_laws import cacheable as _law_cacheable
-from nolo.noise.feedback_laws import flip_bit, flip_rates
+from nolo.noise.feedback_laws import flip_bit
 
 ORDER_REPLACE, ORDER_PERMUTE, ORDER_CYCLE = 0, 1, 2
 # status codes returned by the stream loop
@@ -148,11 +148,6 @@ def _adjust(state, Wt, idx, val, lo, hi, s, K):
 # ---------------------------------------------------------------------------------------------
 # the environment: visiting order and the feedback channel
 # ---------------------------------------------------------------------------------------------
-
-
-#: the two-rate rule (a true 1 becomes 0 when u < rho1, a true 0 becomes 1 when u < rho0); the feedback laws'
-#: records apply it through :func:`flip_bit` (nolo.noise.feedback_laws)
-flip = flip_rates
 
 
 @njit(cache=True, nogil=True)
@@ -594,4 +589,4 @@ def probs_rows(state, Wt, rows, P):
 __all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "learn_round", "learn_rows",
            "act_prob_round",
            "probs_rows", "EnvState", "Recorder", "StreamInput", "DenseRows",
-           "CsrRows", "dense_rows", "csr_rows", "flip", "flip_bit", "next_index", "shuffle"]
+           "CsrRows", "dense_rows", "csr_rows", "flip_bit", "next_index", "shuffle"]

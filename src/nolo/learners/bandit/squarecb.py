@@ -171,7 +171,7 @@ def igw_probs(state, sp, K, out):
 
 # not inline="always": compiled once per record and linked into every entry point of the bandit core (stream loop,
 # per-round learn, learn_many) rather than re-typed inside each -- with _stream's one slice type, a cold FastCB
-# contract check compiles in 134 s instead of 235 s, at the same measured throughput (digits, run_stream, act + learn)
+# contract check compiles in a little over half the time, at the same throughput (docs/performance.md, first call)
 @njit(cache=True, nogil=True)
 def squarecb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     """Round t = clock + 1 (the clock advances): the oracle step of class ``played`` on (f - rho0)/kappa, then the
