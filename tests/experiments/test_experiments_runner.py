@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pytest
 
+from nolo.exceptions import ParameterError
 from nolo.experiments.environments import register_generator
 from nolo.experiments.runner import TIMING_COLUMNS, record_points, run_learner
 from nolo.experiments.spec import ExperimentSpec
@@ -228,3 +230,156 @@ def test_progress_bars_only_on_a_terminal_and_never_under_ci(monkeypatch):
     monkeypatch.delenv("CI")
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert not progress_enabled()
+
+
+# -- every feedback law in a spec (issue 30) ---------------------------------------------------------------------
+
+class RoundsBandit(BanditLearner):
+    """A Banditron or an RCNBF played round by round (act/learn only, not on the compiled core): play() sends it
+    through the per-round environment, the twin of the compiled loop the learner itself is played in."""
+
+    def __init__(self, n_classes=2, gamma=0.05, rho0=None, rho1=None, seed=None):
+        self.n_classes = n_classes
+        self.gamma = gamma
+        self.rho0 = rho0
+        self.rho1 = rho1
+        self.seed = seed
+
+    def _validate_params(self):
+        pass
+
+    def _inner_learner(self):
+        from nolo.learners.bandit import RCNBF, Banditron
+
+        if self.rho0 is None:
+            return Banditron(n_classes=self.n_classes, gamma=self.gamma, seed=self.seed)
+        return RCNBF(n_classes=self.n_classes, gamma=self.gamma, rho0=self.rho0, rho1=self.rho1, seed=self.seed)
+
+    def _init_state(self, n_features):
+        self.inner_ = self._inner_learner()
+
+    def act(self, x):
+        self._ensure_initialized(np.asarray(x).shape[0])
+        return self.inner_.act(x)
+
+    def learn(self, x, played, feedback):
+        self.inner_.learn(x, played, feedback)
+        return self
+
+    def predict(self, X):
+        return self.inner_.predict(X)
+
+
+_Q3 = [[0.1, 0.2, 0.05], [0.3, 0.0, 0.1], [0.25, 0.15, 0.2]]
+_COLUMN_RULES = {"rho0": {"class": "ColumnRates", "params": {"column": 0, "low": 0.05, "high": 0.35}},
+                 "rho1": {"class": "ColumnRates", "params": {"column": 1, "low": 0.3, "high": 0.0}}}
+
+
+def _law_spec(feedback, environment=None, **kw):
+    env = environment or {"generator": "multiclass_linear", "params": {"d": 4, "n_classes": 3}}
+    learners = [{"name": "compiled", "class": "Banditron", "params": {"n_classes": 3, "gamma": 0.1}},
+                {"name": "rounds", "class": "test_experiments_runner.RoundsBandit", "params": {"n_classes": 3,
+                                                                                             "gamma": 0.1}}]
+    return _spec(protocol="bandit", rounds=kw.pop("rounds", 1500), record_every=250,
+                 environment={**env, "feedback": feedback}, learners=kw.pop("learners", learners), **kw)
+
+
+@pytest.mark.parametrize("feedback", [
+    {"class": "FlipMatrix", "params": {"Q": _Q3}},
+    {"class": "nolo.noise.ContextFlips", "params": _COLUMN_RULES},
+], ids=["FlipMatrix", "ContextFlips"])
+@pytest.mark.parametrize("source", ["generator", "dataset"])
+def test_a_spec_plays_any_feedback_law_compiled_and_round_by_round_alike(feedback, source, tmp_path):
+    env = None
+    if source == "dataset":  # a file of 200 rows drawn with replacement: the per-row rates follow its rows
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((200, 4))
+        y = np.argmax(X[:, :3], axis=1)
+        path = tmp_path / "data.csv"
+        np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%.6f")
+        env = {"dataset": str(path), "params": {"draw": "replace"}}
+    spec = _law_spec(feedback, env)
+    compiled, model = _run_keeping_learner(spec, "compiled", 3)
+    rounds, twin = _run_keeping_learner(spec, "rounds", 3)
+    assert model.seed == twin.seed
+    for col in ("t", "mistakes", "error_rate"):
+        assert compiled[col].tolist() == rounds[col].tolist()
+    np.testing.assert_array_equal(model.W_, twin.inner_.W_)
+    # the law is played: a FlipChannel with no flips gives other mistakes
+    clean = run_learner(_law_spec({"class": "FlipChannel", "params": {}}, env), "compiled", 3).frame
+    assert clean["mistakes"].tolist() != compiled["mistakes"].tolist()
+
+
+def test_a_spec_flip_matrix_with_equal_cells_is_the_flip_channel():
+    # a FlipMatrix holding rho1 on the diagonal and rho0 elsewhere draws the FlipChannel's stream bit for bit, so the
+    # spec's FlipChannel results (pinned elsewhere) are those of the law path
+    r0, r1 = 0.2, 0.1
+    Q = np.full((3, 3), r0)
+    np.fill_diagonal(Q, r1)
+    a = run_learner(_law_spec({"class": "FlipChannel", "params": {"rho0": r0, "rho1": r1}}), "compiled", 1).frame
+    b = run_learner(_law_spec({"class": "FlipMatrix", "params": {"Q": Q.tolist()}}), "compiled", 1).frame
+    assert a["mistakes"].tolist() == b["mistakes"].tolist()
+    assert a["greedy_mistakes"].tolist() == b["greedy_mistakes"].tolist()
+
+
+@pytest.mark.parametrize("path", ["compiled", "rounds"])
+def test_a_spec_law_the_correction_does_not_assume_warns(path):
+    from nolo.exceptions import FeedbackLawWarning
+
+    cls = "RCNBF" if path == "compiled" else "test_experiments_runner.RoundsBandit"
+    learners = [{"name": path, "class": cls, "params": {"n_classes": 3, "gamma": 0.1, "rho0": 0.1, "rho1": 0.1}}]
+    with pytest.warns(FeedbackLawWarning, match="FlipMatrix"):
+        run_learner(_law_spec({"class": "FlipMatrix", "params": {"Q": _Q3}}, rounds=300, learners=learners), path, 0)
+    with pytest.warns(FeedbackLawWarning, match="ContextFlips"):
+        run_learner(_law_spec({"class": "ContextFlips", "params": _COLUMN_RULES}, rounds=300, learners=learners),
+                    path, 0)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FeedbackLawWarning)  # the law the correction assumes: no warning
+        run_learner(_law_spec({"class": "FlipChannel", "params": {"rho0": 0.1, "rho1": 0.1}}, rounds=300,
+                              learners=learners), path, 0)
+
+
+def test_a_spec_with_explicit_per_row_rates_needs_one_per_row():
+    # a generator shows `rounds` rows: explicit lists must have that length
+    ok = _law_spec({"class": "ContextFlips", "params": {"rho0": [0.1] * 300, "rho1": [0.2] * 300}}, rounds=300)
+    run_learner(ok, "compiled", 0)
+    bad = _law_spec({"class": "ContextFlips", "params": {"rho0": [0.1] * 299, "rho1": [0.2] * 299}}, rounds=300)
+    with pytest.raises(ParameterError, match=r"environment\.feedback\.params\.rho0: .*one entry per row of X \(300\)"):
+        run_learner(bad, "compiled", 0)
+
+
+@pytest.mark.parametrize("feedback, field, message", [
+    ({"class": "FlipMatrix", "params": {"Q": [[0.5, 0.6], [0.1, 0.1]]}}, "environment.feedback.params.Q",
+     r"Q\[y, y\] \+ Q\[y, a\] must be < 1"),
+    ({"class": "FlipMatrix", "params": {"Q": [[0.1, 0.2, 0.3]]}}, "environment.feedback.params.Q", "square"),
+    ({"class": "ContextFlips", "params": {"rho0": [0.1, 1.5], "rho1": [0.1, 0.1]}},
+     "environment.feedback.params.rho0", r"rho0\[1\] = 1.5"),
+    ({"class": "ContextFlips", "params": {**_COLUMN_RULES, "rho1": {"class": "ColumnRates",
+                                                                   "params": {"high": 1.2}}}},
+     "environment.feedback.params.rho1.params.high", "high"),
+    ({"class": "GaussianNoise", "params": {}}, "environment.feedback.class", "not a feedback law"),
+])
+def test_an_invalid_feedback_law_is_a_spec_error_naming_the_field(feedback, field, message):
+    from nolo.experiments.spec import SpecError
+
+    with pytest.raises(SpecError) as info:
+        _law_spec(feedback)
+    assert any(p == field and re.search(message, m) for p, m in info.value.errors), info.value.errors
+    assert isinstance(info.value, ParameterError)
+
+
+@pytest.mark.parametrize("feedback, match", [
+    ({"class": "FlipMatrix", "params": {"Q": [[0.1, 0.2], [0.2, 0.1]]}},
+     r"environment\.feedback\.params\.Q: Q must be at least \(3, 3\)"),
+    ({"class": "ContextFlips", "params": {"rho0": {"class": "ColumnRates", "params": {"column": 9, "high": 0.2}},
+                                          "rho1": [0.1] * 1500}},
+     r"environment\.feedback\.params\.rho0: rho0 \(ColumnRates\): column must be a feature index in \[0, 4\)"),
+    ({"class": "ContextFlips", "params": {"rho0": {"class": "ColumnRates", "params": {"column": 0, "high": 0.6}},
+                                          "rho1": {"class": "ColumnRates", "params": {"column": 0, "high": 0.6}}}},
+     r"environment\.feedback\.params\.rho0: rho0 \+ rho1 must be < 1 in every row"),
+])
+def test_a_law_that_does_not_fit_the_data_names_the_field(feedback, match):
+    with pytest.raises(ParameterError, match=match):
+        run_learner(_law_spec(feedback), "compiled", 0)

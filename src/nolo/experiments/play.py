@@ -20,7 +20,9 @@ Protocols:
 * ``"bandit"`` (AM): delegated to the compiled
   :func:`nolo.learners.bandit.run_stream` on a :class:`BanditStream` (a dataset
   visited in the bandit environment's order, feedback flipped with rates
-  ``rho0``/``rho1``).
+  ``rho0``/``rho1`` or by any feedback law, ``feedback``); a learner not built on
+  the compiled core plays round by round through the same environment and the
+  same law's per-round rule (same examples, same flips).
 
 Before each update the learner's current predictor is scored on the clean
 instance (``decision_function``, else ``predict``).  Rows are recorded at the
@@ -114,8 +116,10 @@ class BanditStream:
     """A labelled dataset played for ``rounds`` rounds as AM's noisy bandit feedback stream.
 
     The arguments of :class:`nolo.learners.bandit.ClassificationBandit`: ``order`` ("replace",
-    "permute" or "cycle"), flip rates ``rho0``/``rho1``, the environment's ``seed``.  ``log=True``
-    keeps the click log of every round (O(rounds) memory; compiled learners only).
+    "permute" or "cycle"), flip rates ``rho0``/``rho1`` or a feedback law ``feedback``
+    (:class:`nolo.noise.FeedbackLaw`: ``FlipChannel``, ``FlipMatrix``, ``ContextFlips`` bound to X; not
+    together with non-zero rates), the environment's ``seed``.  ``log=True`` keeps the click log of
+    every round (O(rounds) memory; compiled learners only).
     """
 
     X: Any
@@ -127,6 +131,7 @@ class BanditStream:
     seed: Any = None
     representation: str = "auto"
     log: bool = False  # keep every round's (example index, played label, feedback) in PlayResult.extra["log"]
+    feedback: Any = None  # a feedback law (nolo.noise.FeedbackLaw) instead of rho0/rho1
 
 
 @dataclass
@@ -160,7 +165,7 @@ def play(learner, stream, protocol: str, record_every: int | str | Sequence[int]
     learner_protocol = getattr(learner, "protocol", protocol)
     if protocol == "bandit":
         if not isinstance(stream, BanditStream):
-            raise ParameterError("the bandit protocol plays a BanditStream (a dataset, rounds, flip rates, seed)")
+            raise ParameterError("the bandit protocol plays a BanditStream (a dataset, rounds, a feedback law, seed)")
         if loss is not None or regret_radius is not None:
             raise ParameterError("loss and regret_radius apply to the noisy_input and full_information protocols")
         if _compiled_bandit(learner):  # the compiled stream loop (also runs the full-information Perceptron)
@@ -303,7 +308,8 @@ def _play_bandit(learner, stream: BanditStream, record_every) -> PlayResult:
 
     points = record_points(int(stream.rounds), "log" if record_every is None else record_every)
     r = run_stream(learner, stream.X, stream.y, int(stream.rounds), stream.rho0, stream.rho1, order=stream.order,
-                   seed=stream.seed, checkpoints=points, log=stream.log, representation=stream.representation)
+                   seed=stream.seed, checkpoints=points, log=stream.log, representation=stream.representation,
+                   feedback=stream.feedback)
     frame = pd.DataFrame({
         "t": r.checkpoints,
         "mistakes": r.played_mistakes,
@@ -326,11 +332,16 @@ def _compiled_bandit(learner) -> bool:
 
 
 def _play_bandit_rounds(learner, stream: BanditStream, record_every, progress) -> PlayResult:
-    """Any other bandit learner, round by round through the same environment (same examples, same flips)."""
+    """Any other bandit learner, round by round through the same environment (same examples, same flips: the
+    law's per-round rule draws the uniform the compiled loop draws)."""
     from nolo.learners.bandit import ClassificationBandit
+    from nolo.learners.bandit._linear import LinearMulticlassMixin
 
     env = ClassificationBandit(stream.X, stream.y, stream.rho0, stream.rho1, order=stream.order, seed=stream.seed,
-                               representation=stream.representation)
+                               representation=stream.representation, feedback=stream.feedback)
+    # the compiled loop's FeedbackLawWarning, for a learner here that corrects with fixed rates (it reads only the
+    # learner's rho0/estimate_rates and the law)
+    LinearMulticlassMixin._check_feedback_law(learner, env.feedback_law)
     T = int(stream.rounds)
     points = record_points(T, "log" if record_every is None else record_every)
     wrong = np.zeros(T, dtype=bool)

@@ -9,9 +9,11 @@ unset gets one derived from it -- so two learners of a spec see the same data, a
 pure function of ``(spec, learner, seed)`` (except the timing columns).
 
 The bandit protocol runs in the compiled :func:`nolo.learners.bandit.run_stream` (nolo's
-multiclass learners) with the feedback channel's flip rates; a generator's rows are visited in
-order, a dataset's in the bandit environment's order (``environment.params.draw``:
-``replace``, ``permute`` or ``cycle``).
+multiclass learners; any other bandit learner round by round through the same environment) with
+the feedback law of ``environment.feedback`` (any :class:`nolo.noise.FeedbackLaw`: ``FlipChannel``,
+``FlipMatrix``, ``ContextFlips``; a ``ContextFlips`` given per-row rules is bound to the rows the
+environment shows); a generator's rows are visited in order, a dataset's in the bandit
+environment's order (``environment.params.draw``: ``replace``, ``permute`` or ``cycle``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import pandas as pd
 from nolo.exceptions import ParameterError
 from nolo.experiments.environments import load_environment_dataset, make_stream
 from nolo.experiments.play import TIMING_COLUMNS, BanditStream, Stream, play, record_points
-from nolo.experiments.spec import ExperimentSpec, build_params, resolve_class
+from nolo.experiments.spec import ExperimentSpec, _param_path, build_params, resolve_class
 from nolo.random import spawn
 
 __all__ = ["RunResult", "run_learner", "record_points", "TIMING_COLUMNS"]
@@ -62,16 +64,25 @@ def _build_learner(spec: ExperimentSpec, name: str, seed: int):
     return cls(**params)
 
 
-def _flip_rates(spec: ExperimentSpec) -> tuple[float, float]:
+def _feedback_law(spec: ExperimentSpec, X, Y):
+    """The feedback law of ``environment.feedback`` for the data ``X``, ``Y`` (None without one): built, bound to X
+    (a ContextFlips with per-row rules) and checked against the data, a ParameterError naming the spec's field."""
     comp = spec.environment.feedback
     if comp is None:
-        return 0.0, 0.0
-    channel = spec.build_component(comp, "feedback")
-    rates = getattr(channel, "rates", None)
-    if not callable(rates) or getattr(channel, "constant_rates", True) is False:
-        raise ParameterError(f"environment.feedback: a spec's bandit protocol flips feedback with two constant rates "
-                             f"(rho0, rho1) (nolo.noise.FlipChannel); {comp.cls} has no such rates()")
-    return rates()
+        return None
+    from nolo.noise.feedback_laws import FeedbackLaw
+
+    law = spec.build_component(comp, "feedback")
+    if not isinstance(law, FeedbackLaw):
+        raise ParameterError(f"environment.feedback.class: {comp.cls} is not a feedback law (nolo.noise.FeedbackLaw: "
+                             "FlipChannel, FlipMatrix, ContextFlips)")
+    try:
+        law = law.bind(X)
+        law.check_environment(X.shape[0], int(np.max(Y)) + 1)
+    except ParameterError as exc:
+        where = _param_path("environment.feedback.params", comp.params, exc)
+        raise ParameterError(f"{where}: {exc} (the data has {X.shape[0]} rows, labels 0..{int(np.max(Y))})") from None
+    return law
 
 
 def _check_classes(spec: ExperimentSpec, name: str, model, y) -> None:
@@ -82,6 +93,19 @@ def _check_classes(spec: ExperimentSpec, name: str, model, y) -> None:
         src = spec.environment.dataset or spec.environment.generator
         raise ParameterError(f"learners[{i}].params.n_classes: {name!r} has n_classes={n}, but the labels of "
                              f"{src!r} run 0..{K - 1} ({K} classes); set n_classes >= {K}")
+
+
+def _check_law_labels(spec: ExperimentSpec, name: str, model, law) -> None:
+    """The law covers the labels the learner plays (a FlipMatrix's Q at least n_classes wide), before the run."""
+    n = getattr(model, "n_classes", None)
+    if law is None or n is None:
+        return
+    i = [lr.name for lr in spec.learners].index(name)
+    try:
+        law.check_labels(int(n), f"learners[{i}].params.n_classes={n}")
+    except ParameterError as exc:
+        where = _param_path("environment.feedback.params", spec.environment.feedback.params, exc)
+        raise ParameterError(f"{where}: {exc}") from None
 
 
 def run_learner(spec: ExperimentSpec, learner: str, seed: int, *, progress=None) -> RunResult:
@@ -95,11 +119,12 @@ def run_learner(spec: ExperimentSpec, learner: str, seed: int, *, progress=None)
     if spec.protocol == "bandit":
         if env.dataset is not None:
             X, Y, order = load_environment_dataset(env)
-            stream = BanditStream(X, Y, T, *_flip_rates(spec), order=order, seed=data_rng)
+            stream = BanditStream(X, Y, T, order=order, seed=data_rng, feedback=_feedback_law(spec, X, Y))
         else:
             X, Y = make_stream(env, T, data_rng)
-            stream = BanditStream(X, Y, T, *_flip_rates(spec), order="cycle", seed=feedback_rng)
+            stream = BanditStream(X, Y, T, order="cycle", seed=feedback_rng, feedback=_feedback_law(spec, X, Y))
         _check_classes(spec, learner, model, Y)
+        _check_law_labels(spec, learner, model, stream.feedback)
         res = play(model, stream, "bandit", spec.record_every, progress=progress)
     else:
         X, Y = make_stream(env, T, data_rng)

@@ -585,6 +585,12 @@ def _check_component(comp: ComponentSpec, role: str, where: str, protocol: str |
         if getattr(cls, "protocol", None) != protocol:
             return [(f"{where}.class", f"{comp.cls} plays the {getattr(cls, 'protocol', '?')!r} protocol, "
                                       f"the spec's protocol is {protocol!r}")]
+    if role == "feedback":
+        from nolo.noise.feedback_laws import FeedbackLaw
+
+        if not issubclass(cls, FeedbackLaw):
+            return [(f"{where}.class", f"{comp.cls} is not a feedback law (nolo.noise.FeedbackLaw: FlipChannel, "
+                                      "FlipMatrix, ContextFlips)")]
     import inspect
 
     try:

@@ -11,7 +11,8 @@
 * :mod:`nolo.noise.feedback` -- AM's flipped bandit feedback: :class:`FlipChannel`
   (rho0 = P(feedback 1 | truth 0), rho1 = P(feedback 0 | truth 1));
 * :mod:`nolo.noise.feedback_laws` -- the feedback laws as compiled records: :class:`FeedbackLaw`,
-  :class:`FlipMatrix` (Q[y, a] = P(flip | true y, played a)), :class:`ContextFlips` (per-row rates);
+  :class:`FlipMatrix` (Q[y, a] = P(flip | true y, played a)), :class:`ContextFlips` (per-row rates, given as
+  arrays or as a rule such as :class:`ColumnRates`);
 * :mod:`nolo.noise.replay` -- fixed readings replayed in order: :class:`ReplayOracle`
   (``on_exhausted`` raise / drop / cycle);
 * :mod:`nolo.noise.pool` -- real repeated measurements with a cap:
@@ -25,7 +26,7 @@ from __future__ import annotations
 from nolo.noise.base import NoiseModel
 from nolo.noise.diagnostics import MomentCheck, moment_z_scores, pooled_covariance
 from nolo.noise.feedback import FlipChannel
-from nolo.noise.feedback_laws import ContextFlips, FeedbackLaw, FlipMatrix
+from nolo.noise.feedback_laws import ColumnRates, ContextFlips, FeedbackLaw, FlipMatrix
 from nolo.noise.models import GaussianNoise, LaplaceNoise, StudentTNoise, UniformNoise, ZeroNoise
 from nolo.noise.oracle import BaseOracle, Oracle, make_oracle
 from nolo.noise.pool import PoolOracle, PoolReport, RepeatedMeasurements
@@ -51,6 +52,7 @@ __all__ = [
     "FeedbackLaw",
     "FlipMatrix",
     "ContextFlips",
+    "ColumnRates",
     "ReplayOracle",
     "PoolOracle",
     "RepeatedMeasurements",

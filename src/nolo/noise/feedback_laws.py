@@ -17,7 +17,9 @@ Three laws:
 * :class:`FlipMatrix` -- a (K, K) matrix ``Q[y, a] = P(the bit is flipped | true label y, played a)``: the diagonal
   flips a true 1, an off-diagonal entry a true 0 (record :class:`MatrixFlips`);
 * :class:`ContextFlips` -- per-row rates ``rho0[i], rho1[i]`` (one per row of X, e.g. computed from the features;
-  record :class:`RowFlips`).
+  record :class:`RowFlips`); each of the two may also be a rule that computes the rates from the data
+  (:class:`ColumnRates`), evaluated by :meth:`ContextFlips.bind` once the data are known -- what an experiment
+  spec states, since it does not hold the data.
 
 Every law draws exactly one uniform per round and flips when ``u`` is below the flip probability of the round's
 cell, so the laws share their random numbers: a law whose cells all equal (rho0, rho1) gives the class-conditional
@@ -36,11 +38,11 @@ from numba import njit
 from numba.extending import overload
 
 from nolo._config import Configurable
-from nolo._validation import check_flip_rates
+from nolo._validation import check_flip_rates, check_int, check_scalar
 from nolo.exceptions import ParameterError
 from nolo.random import as_generator
 
-__all__ = ["FeedbackLaw", "FlipMatrix", "ContextFlips", "ClassFlips", "MatrixFlips", "RowFlips", "flip_bit",
+__all__ = ["FeedbackLaw", "FlipMatrix", "ContextFlips", "ColumnRates", "ClassFlips", "MatrixFlips", "RowFlips", "flip_bit",
            "flip_rates", "flip_one", "flip_many"]
 
 
@@ -183,6 +185,11 @@ class FeedbackLaw(Configurable):
         """Check the law fits a data set of ``n_rows`` rows and labels 0..``n_classes - 1`` (ParameterError)."""
         self._validate_params()
 
+    def bind(self, X) -> "FeedbackLaw":
+        """The law for the data set ``X`` (the rows the environment shows): self for a law that reads nothing off
+        the data; a :class:`ContextFlips` with per-row rules returns a copy holding the rules' rates."""
+        return self
+
     def check_labels(self, n_labels: int, name: str = "n_classes") -> None:
         """Check the law covers played labels 0..``n_labels - 1`` (ParameterError naming ``name``); most do."""
 
@@ -288,6 +295,81 @@ class FlipMatrix(FeedbackLaw):
             raise ParameterError(f"y and played must be labels < {self.n_labels} (the size of Q)")
 
 
+def _is_rule(value) -> bool:
+    """Whether a ContextFlips rate is a per-row rule (an object with ``rates_for(X)``) rather than an array."""
+    return callable(getattr(value, "rates_for", None))
+
+
+def _row_rates(name: str, v) -> np.ndarray:
+    """One validated 1-d array of per-row rates in [0, 1) (a ParameterError naming ``name`` otherwise)."""
+    if v is None:
+        raise ParameterError(f"{name} must be a 1-d array of per-row flip rates, got None")
+    try:
+        a = np.array(v, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"{name} must be a 1-d array of per-row flip rates: {exc}") from None
+    if a.ndim != 1 or a.size == 0:
+        raise ParameterError(f"{name} must be a non-empty 1-d array of per-row flip rates, got shape {a.shape}")
+    if not np.all(np.isfinite(a)) or np.any(a < 0) or np.any(a >= 1):
+        bad = int(np.flatnonzero(~(np.isfinite(a) & (a >= 0) & (a < 1)))[0])
+        raise ParameterError(f"{name} must hold rates in [0, 1), got {name}[{bad}] = {a[bad]}")
+    return np.ascontiguousarray(a)
+
+
+class ColumnRates(Configurable):
+    """A per-row rate rule for :class:`ContextFlips`: the rate of row ``i`` rises linearly with feature ``column``,
+
+    ``rate[i] = low + (high - low) * (x[i, column] - m) / (M - m)``
+
+    where ``m``, ``M`` are the column's smallest and largest values over the data's rows (every row gets ``low``
+    when the column is constant).  ``low > high`` makes the rate fall with the feature.  This is how an experiment
+    spec states context-dependent flips without listing one rate per row::
+
+        feedback:
+          class: ContextFlips
+          params:
+            rho0: {class: ColumnRates, params: {column: 0, low: 0.05, high: 0.3}}
+            rho1: {class: ColumnRates, params: {column: 0, low: 0.2, high: 0.0}}
+
+    Parameters
+    ----------
+    column : int >= 0, the feature (column of X) the rate follows
+    low, high : rates in [0, 1) at the column's smallest and largest value
+    """
+
+    def __init__(self, column=0, low=0.0, high=0.0):
+        self.column = column
+        self.low = low
+        self.high = high
+
+    def _validate_params(self) -> None:
+        """Check ``column`` (an int >= 0) and the rates ``low``, ``high`` (in [0, 1))."""
+        check_int(self.column, "column", low=0)
+        for name in ("low", "high"):
+            check_scalar(getattr(self, name), name, low=0.0, high=1.0, high_inclusive=False)
+
+    def validate(self) -> "ColumnRates":
+        """Run :meth:`_validate_params`; return self."""
+        self._validate_params()
+        return self
+
+    def rates_for(self, X) -> np.ndarray:
+        """The (n,) rates for the rows of ``X`` ((n, d) array or scipy sparse matrix)."""
+        import scipy.sparse as sp
+
+        self._validate_params()
+        j = int(self.column)
+        d = int(X.shape[1])
+        if j >= d:
+            raise ParameterError(f"column must be a feature index in [0, {d}) (the data has {d} features), got {j}")
+        col = (np.asarray(X[:, [j]].toarray(), dtype=np.float64).ravel() if sp.issparse(X)
+               else np.asarray(X[:, j], dtype=np.float64))
+        lo, hi = float(col.min()), float(col.max())
+        s = (col - lo) / (hi - lo) if hi > lo else np.zeros_like(col)
+        low, high = float(self.low), float(self.high)
+        return np.clip(low + (high - low) * s, min(low, high), max(low, high))
+
+
 class ContextFlips(FeedbackLaw):
     """Context-dependent feedback flips: row ``i`` of X has its own rates ``rho0[i] = P(bit 1 | truth 0)`` and
     ``rho1[i] = P(bit 0 | truth 1)`` (e.g. computed from the features), each pair in [0, 1) with sum < 1.
@@ -297,30 +379,27 @@ class ContextFlips(FeedbackLaw):
 
     Parameters
     ----------
-    rho0, rho1 : (n,) arrays, one entry per row of X.
+    rho0, rho1 : (n,) arrays, one entry per row of X; or either a per-row rule (an object with ``rates_for(X)``,
+        e.g. :class:`ColumnRates`), evaluated on the data by :meth:`bind` -- a law with a rule has no rates (and no
+        record) until it is bound.
     """
 
     def __init__(self, rho0=None, rho1=None):
         self.rho0 = rho0
         self.rho1 = rho1
 
+    @property
+    def has_rules(self) -> bool:
+        """Whether rho0 or rho1 is a per-row rule (the law must be bound to the data, :meth:`bind`)."""
+        return _is_rule(self.rho0) or _is_rule(self.rho1)
+
     def rates(self) -> tuple[np.ndarray, np.ndarray]:
         """Validated per-row ``(rho0, rho1)`` as float64 arrays (copies)."""
-        out = []
         for name, v in (("rho0", self.rho0), ("rho1", self.rho1)):
-            if v is None:
-                raise ParameterError(f"{name} must be a 1-d array of per-row flip rates, got None")
-            try:
-                a = np.array(v, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise ParameterError(f"{name} must be a 1-d array of per-row flip rates: {exc}") from None
-            if a.ndim != 1 or a.size == 0:
-                raise ParameterError(f"{name} must be a non-empty 1-d array of per-row flip rates, got shape {a.shape}")
-            if not np.all(np.isfinite(a)) or np.any(a < 0) or np.any(a >= 1):
-                bad = int(np.flatnonzero(~(np.isfinite(a) & (a >= 0) & (a < 1)))[0])
-                raise ParameterError(f"{name} must hold rates in [0, 1), got {name}[{bad}] = {a[bad]}")
-            out.append(np.ascontiguousarray(a))
-        r0, r1 = out
+            if _is_rule(v):
+                raise ParameterError(f"{name} is a per-row rule ({type(v).__name__}): bind the law to the data "
+                                     f"first (ContextFlips.bind(X)) to get its rates")
+        r0, r1 = _row_rates("rho0", self.rho0), _row_rates("rho1", self.rho1)
         if r0.shape != r1.shape:
             raise ParameterError(f"rho0 and rho1 must have one length (one entry per row), got {r0.size} and {r1.size}")
         if np.any(r0 + r1 >= 1):
@@ -330,8 +409,41 @@ class ContextFlips(FeedbackLaw):
         return r0, r1
 
     def _validate_params(self) -> None:
-        """Check the per-row rates (1-d, one length, in [0, 1), rho0[i] + rho1[i] < 1)."""
-        self.rates()
+        """Check the per-row rates (1-d, one length, in [0, 1), rho0[i] + rho1[i] < 1); with a rule, the rule's
+        parameters and the other array alone (the rest is checked by :meth:`bind`)."""
+        if not self.has_rules:
+            self.rates()
+            return
+        for name, v in (("rho0", self.rho0), ("rho1", self.rho1)):
+            if _is_rule(v):
+                validate = getattr(v, "validate", None)
+                if callable(validate):
+                    validate()
+            else:
+                _row_rates(name, v)
+
+    def bind(self, X) -> "ContextFlips":
+        """A ContextFlips holding the rates of ``X``'s rows: each rule evaluated on X (arrays kept as they are),
+        validated (and checked to have one entry per row of X); self when there is no rule."""
+        if not self.has_rules:
+            return self
+        self._validate_params()
+        n = int(X.shape[0])
+        out = []
+        for name, v in (("rho0", self.rho0), ("rho1", self.rho1)):
+            if _is_rule(v):
+                try:
+                    a = np.asarray(v.rates_for(X), dtype=np.float64)
+                except ParameterError as exc:
+                    raise ParameterError(f"{name} ({type(v).__name__}): {exc}") from None
+            else:
+                a = _row_rates(name, v)
+            if a.shape != (n,):
+                raise ParameterError(f"{name} must have one entry per row of X ({n}), got shape {a.shape}")
+            out.append(a)
+        law = ContextFlips(*out)
+        law.validate()
+        return law
 
     @property
     def n_rows(self) -> int:
