@@ -173,3 +173,28 @@ def test_visit_order_is_the_bandit_environments():
         env.next()
         expected.append(env.current_index)
     assert visit_order(9, 50, "replace", rng_seed).tolist() == expected
+
+
+@pytest.mark.parametrize("law", ["matrix", "context"])
+def test_a_bandit_stream_carries_any_feedback_law_to_both_paths(law):
+    # BanditStream(feedback=law): the compiled loop and the round-by-round environment apply the law's one rule to
+    # the same uniforms -> the same mistakes and weights; the law is not FlipChannel's (other mistakes)
+    from nolo.noise import ContextFlips, FlipMatrix
+
+    X, y = _digits_like()
+    rng = np.random.default_rng(2)
+    feedback = (FlipMatrix(rng.uniform(0.0, 0.45, size=(4, 4))) if law == "matrix"
+                else ContextFlips(rng.uniform(0.0, 0.4, size=len(X)), rng.uniform(0.0, 0.4, size=len(X))))
+    stream = BanditStream(X, y, 1_500, order="permute", seed=11, feedback=feedback)
+    fast, slow = Banditron(n_classes=4, gamma=0.1, seed=5), PyBanditron(n_classes=4, gamma=0.1, seed=5)
+    a = play(fast, stream, "bandit", 250)
+    b = play(slow, stream, "bandit", 250)
+    assert b.wrong is not None and a.wrong is None
+    assert a.frame.mistakes.tolist() == b.frame.mistakes.tolist()
+    np.testing.assert_array_equal(fast.W_, slow.W_)
+    r = run_stream(Banditron(n_classes=4, gamma=0.1, seed=5), X, y, 1_500, order="permute", seed=11,
+                   feedback=feedback, checkpoints=record_points(1_500, 250))
+    assert a.frame.mistakes.tolist() == r.played_mistakes.tolist()
+    c = play(Banditron(n_classes=4, gamma=0.1, seed=5), BanditStream(X, y, 1_500, order="permute", seed=11),
+             "bandit", 250)
+    assert c.frame.mistakes.tolist() != a.frame.mistakes.tolist()

@@ -325,3 +325,53 @@ def test_the_vw_replays_call_the_shared_rule():
     for mod in (vw, vs_peers_vw):
         src = inspect.getsource(mod)
         assert "flip_one(law" in src and "< rho1" not in src and "< r1" not in src, mod.__name__
+
+
+# ---------------------------------------------------------------------------------------------
+# per-row rules (what an experiment spec states): ColumnRates, ContextFlips.bind
+# ---------------------------------------------------------------------------------------------
+
+
+def test_column_rates_by_hand_dense_and_sparse():
+    import scipy.sparse as sp
+
+    from nolo.noise import ColumnRates
+
+    X = np.array([[0.0, 2.0], [1.0, 2.0], [4.0, 2.0], [2.0, 2.0]])
+    np.testing.assert_allclose(ColumnRates(column=0, low=0.1, high=0.3).rates_for(X), [0.1, 0.15, 0.3, 0.2])
+    np.testing.assert_allclose(ColumnRates(column=0, low=0.3, high=0.1).rates_for(X), [0.3, 0.25, 0.1, 0.2])
+    np.testing.assert_allclose(ColumnRates(column=1, low=0.1, high=0.3).rates_for(X), 0.1)  # constant column
+    np.testing.assert_array_equal(ColumnRates(column=0, low=0.1, high=0.3).rates_for(sp.csr_matrix(X)),
+                                  ColumnRates(column=0, low=0.1, high=0.3).rates_for(X))
+    for kw, match in (({"column": -1}, "column"), ({"low": 1.0}, "low"), ({"high": -0.1}, "high")):
+        with pytest.raises(ParameterError, match=match):
+            ColumnRates(**kw).validate()
+    with pytest.raises(ParameterError, match=r"column must be a feature index in \[0, 2\)"):
+        ColumnRates(column=2).rates_for(X)
+
+
+def test_context_law_with_rules_is_bound_to_the_data():
+    from nolo.noise import ColumnRates
+
+    X, y = _problem(n=60)
+    law = ContextFlips(ColumnRates(column=0, low=0.0, high=0.3), np.full(60, 0.1))
+    law.validate()  # the rule's parameters and the array alone
+    assert law.has_rules
+    with pytest.raises(ParameterError, match=r"rho0 is a per-row rule \(ColumnRates\): bind the law"):
+        law.record()
+    bound = law.bind(X)
+    assert not bound.has_rules and bound.bind(X) is bound
+    np.testing.assert_allclose(bound.rates()[0], ColumnRates(column=0, low=0.0, high=0.3).rates_for(X))
+    np.testing.assert_array_equal(bound.rates()[1], 0.1)
+    # the bound law plays like the arrays it holds, compiled and round by round
+    a = run_stream(Banditron(n_classes=3, gamma=0.2, seed=1), X, y, 500, seed=2, feedback=bound)
+    b = run_stream(Banditron(n_classes=3, gamma=0.2, seed=1), X, y, 500, seed=2,
+                   feedback=ContextFlips(*bound.rates()))
+    np.testing.assert_array_equal(a.played_mistakes, b.played_mistakes)
+    with pytest.raises(ParameterError, match=r"rho1 must have one entry per row of X \(60\)"):
+        ContextFlips(ColumnRates(high=0.2), np.full(59, 0.1)).bind(X)
+    with pytest.raises(ParameterError, match=r"rho0 \+ rho1 must be < 1 in every row"):
+        ContextFlips(ColumnRates(high=0.6), ColumnRates(high=0.6)).bind(X)
+    with pytest.raises(ParameterError, match="low"):
+        ContextFlips(ColumnRates(low=2.0), np.full(60, 0.1)).validate()
+    assert FlipMatrix(Q3).bind(X).Q is Q3 and FlipChannel(0.1, 0.2).bind(X).rho0 == 0.1  # laws without rules: self
