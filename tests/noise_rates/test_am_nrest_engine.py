@@ -46,18 +46,76 @@ def test_numpy_engine_matches_sklearn_cold(kw):
 
 
 def test_numpy_engine_matches_sklearn_warm_start_and_differs_from_cold():
+    # the sklearn engine warm-starts from its own previous fit (the MLPClassifier it keeps, continued through
+    # scikit-learn's public warm_start: a fresh Adam from those weights); the numpy engine from the same weights
+    # saved (init_weights) takes the same steps
     X, played, fb = _log(0.3, 0.2, sparse=True)
-    first = NREst(hidden_layer_sizes=(16,), max_iter=5, warm_start=True, random_state=3).fit(X, played, fb)
+    first = NREst(engine="sklearn", hidden_layer_sizes=(16,), max_iter=5, warm_start=True, random_state=3)
+    first.fit(X, played, fb, n_classes=4)
+    saved = [w.copy() for w in first.weights_]
     X2, played2, fb2 = _log(0.3, 0.2, seed=1, sparse=True)
-    a, b = _pair(X2, played2, fb2, init=first.weights_, max_iter=2)
+    a = first.set_params(max_iter=2, random_state=11).fit(X2, played2, fb2, n_classes=4)  # continues in memory
+    b = NREst(engine="numpy", hidden_layer_sizes=(16,), max_iter=2, warm_start=True, random_state=11)
+    b.fit(X2, played2, fb2, n_classes=4, init_weights=saved)
     _assert_same_fit(a, b)
     cold = NREst(hidden_layer_sizes=(16,), max_iter=2, random_state=11).fit(X2, played2, fb2)
     assert np.abs(cold.q_ - b.q_).max() > 1e-3  # the warm start is used
     # warm_start=True without init_weights continues from this estimator's own previous fit
     again = NREst(hidden_layer_sizes=(16,), max_iter=2, warm_start=True, random_state=11)
-    again.weights_ = first.weights_
+    again.weights_ = saved
     again.fit(X2, played2, fb2)
     np.testing.assert_array_equal(again.q_, b.q_)
+
+
+def test_sklearn_engine_refuses_saved_weights_and_names_the_numpy_engine():
+    X, played, fb = _log(0.3, 0.2)
+    numpy_fit = NREst(hidden_layer_sizes=(8,), max_iter=2, warm_start=True, random_state=0).fit(X, played, fb)
+    # init_weights given
+    with pytest.raises(ParameterError, match=r"engine='sklearn' cannot warm-start from saved weights \(init_weights\)"
+                                             r".*engine='numpy'"):
+        NREst(engine="sklearn", hidden_layer_sizes=(8,), warm_start=True).fit(X, played, fb,
+                                                                            init_weights=numpy_fit.weights_)
+    # weights_ without a fitted MLPClassifier: set by hand, or a fit of the numpy engine
+    by_hand = NREst(engine="sklearn", hidden_layer_sizes=(8,), warm_start=True)
+    by_hand.weights_ = numpy_fit.weights_
+    switched = numpy_fit.set_params(engine="sklearn")
+    for est in (by_hand, switched):
+        with pytest.raises(ParameterError, match=r"engine='sklearn' cannot warm-start from saved weights.*"
+                                                 r"engine='numpy'"):
+            est.fit(X, played, fb)
+    # without warm_start the weights are not used, so nothing is refused; nor is a first (cold) fit
+    NREst(engine="sklearn", hidden_layer_sizes=(8,), max_iter=2).fit(X, played, fb, init_weights=numpy_fit.weights_)
+    est = NREst(engine="sklearn", hidden_layer_sizes=(8,), max_iter=2, warm_start=True, random_state=0)
+    est.fit(X, played, fb).fit(X, played, fb)  # and the second continues the first
+    with pytest.raises(ParameterError, match="hidden_layer_sizes"):
+        est.set_params(hidden_layer_sizes=(4,)).fit(X, played, fb)
+
+
+def test_sklearn_engine_sets_no_attribute_of_the_mlp(monkeypatch):
+    """engine="sklearn" drives MLPClassifier through its public API only: no nolo code writes an attribute of the
+    estimator (scikit-learn's own methods set its fitted state; the code before issue 30 wrote 17 of them to
+    warm-start from saved weights, and wrote coefs_/intercepts_ back to keep the best epoch)."""
+    import sys
+
+    from sklearn.neural_network import MLPClassifier
+
+    written = []
+    setattr_ = MLPClassifier.__setattr__
+
+    def spy(self, name, value):
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller.startswith("nolo"):
+            written.append((caller, name))
+        setattr_(self, name, value)
+
+    monkeypatch.setattr(MLPClassifier, "__setattr__", spy)
+    X, played, fb = _log(0.2, 0.1)
+    est = NREst(engine="sklearn", hidden_layer_sizes=(8,), max_iter=4, warm_start=True, random_state=2)
+    est.fit(X, played, fb, n_classes=4)
+    est.set_params(max_iter=3).fit(X, played, fb, n_classes=4)  # a warm start from the fitted classifier
+    NREst(engine="sklearn", hidden_layer_sizes=(8,), max_iter=3, rule="anchors", random_state=2).fit(X, played, fb)
+    assert isinstance(est.classifier_, MLPClassifier)
+    assert written == []
 
 
 def test_numpy_engine_reproducible_and_seed_sensitive():

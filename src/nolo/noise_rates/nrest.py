@@ -40,14 +40,20 @@ Adagrad, which scikit-learn lacks).  ``engine="numpy"`` (the default) trains it 
 once per epoch -- same initial draw, minibatch order, gradients and Adam steps, so the same weights
 (tested to agree with ``engine="sklearn"``) -- without scikit-learn's per-call and per-minibatch input
 validation, which took more than half of a small refit's time (RCINE refits on 2,000 rows).
-``engine="sklearn"`` runs MLPClassifier itself; any estimator with ``fit``/``predict_proba`` can be
-passed as ``classifier``.
+``engine="sklearn"`` runs MLPClassifier itself, through its public API only (``partial_fit``, ``fit`` with
+``warm_start=True``, ``set_params``); any estimator with ``fit``/``predict_proba`` can be passed as ``classifier``.
 The paper's unused 10 % test split is not reproduced; its validation split is: the MLP trains on
 90 % of the rows and keeps the epoch with the lowest validation cross-entropy (the authors' code),
 which keeps a large network from over-fitting a small log.  The read-out uses all rows.
 
 ``warm_start=True`` starts the MLP from the weights of the previous ``fit`` (or from
-``init_weights``) instead of a fresh initialisation -- what RCINE uses to keep refits cheap.
+``init_weights``) instead of a fresh initialisation -- what RCINE uses to keep refits cheap.  Both start
+a fresh Adam optimiser from those weights.  With ``engine="sklearn"`` the previous fit is the fitted
+``MLPClassifier`` this estimator keeps (``classifier_``), continued through scikit-learn's public
+``warm_start``; scikit-learn has no public way to load saved weights into an MLPClassifier, so a warm
+start from saved weights (``init_weights``, or ``weights_`` without that fitted classifier: set by hand,
+from a fit with the numpy engine or a model restored from its weights) is refused there with a
+ParameterError -- ``engine="numpy"`` (the default, the same arithmetic) takes them.
 
 One scikit-learn behaviour is reproduced on purpose (so both engines agree): ``partial_fit`` re-seeds
 its generator from ``random_state`` on every call, so with an integer seed every epoch after the
@@ -172,10 +178,12 @@ class NREst(Configurable):
         other folds (cross-fitting; 1 = the network trained on all rows); unused by the other rules
     label_encoding : "onehot" (default) or "scalar" (the authors' code)
     normalize : L2-normalise the x part, default True (as the authors' code)
-    warm_start : continue from the previous fit's MLP weights, default False
+    warm_start : continue from the previous fit's MLP weights, default False (``engine="sklearn"``: from the
+        previous fit's ``classifier_`` only; saved weights need ``engine="numpy"``, see the module docstring)
     classifier : None (the MLP) or any estimator with fit/predict_proba (cloned per fit)
     engine : how the default MLP is trained: "numpy" (default; our loop, the same arithmetic as
-        scikit-learn's, about 3x faster on RCINE's 2,000-row refits) or "sklearn" (MLPClassifier.partial_fit)
+        scikit-learn's, about 3x faster on RCINE's 2,000-row refits) or "sklearn" (MLPClassifier's public
+        partial_fit/fit; it cannot warm-start from saved weights, ``init_weights``)
     dtype : "float32" (default; about 2x faster) or "float64", the network's arithmetic
     n_threads : BLAS threads during the fit, default 1 (on a shared 2-core machine one thread measures
         2.5x faster than two); None leaves the BLAS default
@@ -257,19 +265,37 @@ class NREst(Configurable):
         if self.classifier is not None and not (hasattr(self.classifier, "fit") and hasattr(self.classifier, "predict_proba")):
             raise ParameterError("classifier must be None or an estimator with fit and predict_proba")
 
-    def _make_classifier(self, init_weights):
+    def _mlp_params(self) -> dict:
+        """MLPClassifier's parameters for this estimator's network (scikit-learn's adam, our epochs loop)."""
+        return dict(hidden_layer_sizes=tuple(self.hidden_layer_sizes), activation="relu", solver="adam",
+                    alpha=float(self.alpha), batch_size=int(self.batch_size),
+                    learning_rate_init=float(self.learning_rate_init), max_iter=int(self.max_iter), shuffle=True,
+                    random_state=self.random_state, tol=1e-6, n_iter_no_change=10 ** 6)
+
+    def _make_classifier(self, previous, U):
+        """The estimator to fit: a clone of ``classifier``; or the MLP -- fresh, or (warm start) a copy of
+        ``previous``, the fitted MLPClassifier of this estimator's previous fit, set to continue from its weights
+        through scikit-learn's public ``warm_start`` (no attribute of the estimator is written)."""
+        import copy
+
         from sklearn.base import clone
         from sklearn.neural_network import MLPClassifier
 
         if self.classifier is not None:
             return clone(self.classifier)
-        clf = MLPClassifier(hidden_layer_sizes=tuple(self.hidden_layer_sizes), activation="relu", solver="adam",
-                            alpha=float(self.alpha), batch_size=int(self.batch_size),
-                            learning_rate_init=float(self.learning_rate_init), max_iter=int(self.max_iter),
-                            shuffle=True, random_state=self.random_state, tol=1e-6, n_iter_no_change=10 ** 6,
-                            warm_start=init_weights is not None)
-        if init_weights is not None:
-            _inject_mlp_weights(clf, init_weights)
+        if previous is None:
+            return MLPClassifier(**self._mlp_params(), warm_start=False)
+        clf = copy.deepcopy(previous)
+        sizes = tuple(int(c.shape[1]) for c in clf.coefs_[:-1])
+        if sizes != tuple(int(h) for h in self.hidden_layer_sizes) or clf.coefs_[0].shape[0] != U.shape[1]:
+            raise ParameterError(f"warm_start: the previous fit's network (hidden layers {sizes}, "
+                                 f"{clf.coefs_[0].shape[0]} inputs) does not match hidden_layer_sizes="
+                                 f"{tuple(self.hidden_layer_sizes)} and the input width {U.shape[1]}")
+        if clf.coefs_[0].dtype != U.dtype:
+            raise ParameterError(f"warm_start: the previous fit's network is {clf.coefs_[0].dtype}, dtype is "
+                                 f"{self.dtype!r}; engine='sklearn' continues a network in its own precision "
+                                 f"(engine='numpy' casts the weights)")
+        clf.set_params(**self._mlp_params(), warm_start=True)
         return clf
 
     def fit(self, X, played, feedback, n_classes: int | None = None, init_weights=None) -> "NREst":
@@ -294,19 +320,41 @@ class NREst(Configurable):
         if played.max() >= K:
             raise ParameterError(f"played labels must be < n_classes={K}")
         feedback = feedback.astype(np.int64)
+        previous = None  # engine="sklearn": the fitted MLPClassifier a warm start continues
+        if self.warm_start and self.classifier is None and self.engine == "sklearn":
+            previous = self._sklearn_warm_start(init_weights)
         if self.warm_start and init_weights is None:
             init_weights = getattr(self, "weights_", None)
         t0 = time.perf_counter()
         if self.n_threads is None:
-            self._fit_read_out(X, played, feedback, K, n, init_weights)
+            self._fit_read_out(X, played, feedback, K, n, init_weights, previous)
         else:
             with thread_controller().limit(limits=int(self.n_threads)):
-                self._fit_read_out(X, played, feedback, K, n, init_weights)
+                self._fit_read_out(X, played, feedback, K, n, init_weights, previous)
         self.n_classes_ = K
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
-    def _fit_read_out(self, X, played, feedback, K, n, init_weights) -> None:
+    def _sklearn_warm_start(self, init_weights):
+        """engine="sklearn" with warm_start: the fitted MLPClassifier of the previous fit to continue (None: no
+        previous network, a cold start); saved weights are refused (scikit-learn cannot load them publicly)."""
+        from sklearn.neural_network import MLPClassifier
+
+        if init_weights is not None:
+            raise ParameterError("engine='sklearn' cannot warm-start from saved weights (init_weights): scikit-learn's "
+                                 "MLPClassifier has no public way to load weights; use engine='numpy' (the default, "
+                                 "the same arithmetic), or warm_start=True without init_weights to continue this "
+                                 "estimator's previous sklearn fit")
+        if getattr(self, "weights_", None) is None:
+            return None
+        previous = getattr(self, "classifier_", None)
+        if not isinstance(previous, MLPClassifier):
+            raise ParameterError("engine='sklearn' cannot warm-start from saved weights (weights_ without the fitted "
+                                 "MLPClassifier of a previous sklearn fit: set by hand, from engine='numpy' or from a "
+                                 "restored model); use engine='numpy' (the default, the same arithmetic)")
+        return previous
+
+    def _fit_read_out(self, X, played, feedback, K, n, init_weights, previous=None) -> None:
         U, finite = _encode(X, played, K, self.label_encoding, self.normalize, self.dtype)
         if not finite and not np.isfinite(X).all():  # a non-finite norm: X has NaN/inf, or a norm overflowed
             raise ParameterError("X must contain only finite values (no NaN or inf)")
@@ -324,11 +372,11 @@ class NREst(Configurable):
             q = qfun(U)
             self.weights_ = net.weights()
         else:
-            clf = self._make_classifier(init)
+            clf = self._make_classifier(previous, U)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 if self.classifier is None:
-                    self._fit_mlp_checkpointed(clf, U, feedback)
+                    clf = self._fit_mlp_checkpointed(clf, U, feedback, warm=previous is not None)
                 else:
                     clf.fit(U, feedback)
             col = int(np.flatnonzero(np.asarray(clf.classes_) == 1)[0])
@@ -414,25 +462,38 @@ class NREst(Configurable):
         self.validation_loss_ = float(best)
         return net
 
-    def _fit_mlp_checkpointed(self, clf, U: np.ndarray, f: np.ndarray) -> None:
-        """Epochs of ``partial_fit`` on 90 % of the rows; keep the weights of the epoch with the lowest
-        cross-entropy on the held-out 10 % (the authors' checkpointing, docs/baselines.md, section 6.4 (A) step 3)."""
+    def _fit_mlp_checkpointed(self, clf, U: np.ndarray, f: np.ndarray, warm: bool = False):
+        """Epochs of ``partial_fit`` on 90 % of the rows; keep the network of the epoch with the lowest
+        cross-entropy on the held-out 10 % (the authors' checkpointing, docs/baselines.md, section 6.4 (A) step 3).
+        Returns the kept MLPClassifier (a copy taken at that epoch).
+
+        ``warm``: ``clf`` is a fitted network set to ``warm_start=True``; its first epoch is a ``fit`` with
+        ``max_iter=1``, which keeps the weights and starts a fresh Adam optimiser (what a warm start from weights
+        does in the numpy engine), the others ``partial_fit`` as in a cold start.  Only public API: no attribute
+        of the estimator is written here.
+        """
+        import copy
+
         tr, val = self._split(U.shape[0], f)
-        best, best_w, best_epoch = np.inf, None, 0
+        best, best_clf, best_epoch = np.inf, None, 0
         for epoch in range(int(self.max_iter)):
-            clf.partial_fit(U[tr], f[tr], classes=np.array([0, 1]))
+            if warm and epoch == 0:
+                clf.set_params(max_iter=1)
+                clf.fit(U[tr], f[tr])
+                clf.set_params(max_iter=int(self.max_iter))
+            else:
+                clf.partial_fit(U[tr], f[tr], classes=np.array([0, 1]))
             if val.size == 0:
                 continue
             loss = self._validation_loss(clf.predict_proba(U[val])[:, 1], f[val])
             if loss < best:
                 best, best_epoch = loss, epoch
-                best_w = ([c.copy() for c in clf.coefs_], [b.copy() for b in clf.intercepts_])
+                best_clf = copy.deepcopy(clf)
             elif self.n_iter_no_change is not None and epoch - best_epoch >= int(self.n_iter_no_change):
                 break
         self.n_epochs_ = epoch + 1
-        if best_w is not None:
-            clf.coefs_, clf.intercepts_ = best_w
         self.validation_loss_ = float(best)
+        return clf if best_clf is None else best_clf
 
     def _counterfactual_q(self, X, K, qfun) -> np.ndarray:
         """Q[n, j] = the fitted q(x_n, j) for every label j (whatever label was played)."""
@@ -532,31 +593,3 @@ class NREst(Configurable):
         """Fit and return (rho0_hat, rho1_hat)."""
         self.fit(X, played, feedback, n_classes=n_classes)
         return self.rho0_, self.rho1_
-
-
-def _inject_mlp_weights(clf, weights) -> None:
-    """Prepare a fresh MLPClassifier(warm_start=True) to continue from ``weights`` (coefs then intercepts).
-
-    Sets exactly the attributes scikit-learn's own first fit would have set, with a fresh
-    optimiser and loss history, so that a warm start from saved weights equals one from memory.
-    """
-    from sklearn.preprocessing import LabelBinarizer
-
-    n = len(weights) // 2
-    clf.coefs_ = [np.array(w) for w in weights[:n]]
-    clf.intercepts_ = [np.array(b) for b in weights[n:]]
-    clf._label_binarizer = LabelBinarizer().fit([0, 1])
-    clf.classes_ = clf._label_binarizer.classes_
-    clf.n_outputs_ = 1
-    clf.n_layers_ = n + 1
-    clf.out_activation_ = "logistic"
-    clf.n_features_in_ = clf.coefs_[0].shape[0]
-    clf.n_iter_ = 0
-    clf.t_ = 0
-    clf.loss_curve_ = []
-    clf._no_improvement_count = 0
-    clf.best_loss_ = np.inf
-    clf.validation_scores_ = None
-    clf.best_validation_score_ = None
-    clf._best_coefs = [c.copy() for c in clf.coefs_]
-    clf._best_intercepts = [b.copy() for b in clf.intercepts_]

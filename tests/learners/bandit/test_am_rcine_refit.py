@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from nolo.exceptions import ParameterError
 from nolo.learners.bandit import RCINE, run_stream
 from nolo.noise_rates import NREst
 
@@ -75,13 +76,18 @@ def test_csr_and_dense_streams_give_identical_refits():
 
 
 def test_numpy_engine_refits_match_sklearn_engine():
-    """RCINE with the default NumPy MLP engine refits to the estimates scikit-learn's MLPClassifier gives."""
+    """RCINE with the default NumPy MLP engine refits to the estimates scikit-learn's MLPClassifier gives (cold
+    refits: the sklearn engine cannot load the previous block's saved weights, so RCINE refuses it warm-started;
+    the warm starts of the two engines are compared in tests/noise_rates/test_am_nrest_engine.py)."""
     X, y = _data(n=400, d=20)
     est = {}
     for engine in ("numpy", "sklearn"):
         m = RCINE(n_classes=3, gamma=0.2, refit_every=300, reservoir_size=200, seed=0,
-                  estimator=NREst(hidden_layer_sizes=(8,), max_iter=3, warm_start=True, engine=engine))
+                  estimator=NREst(hidden_layer_sizes=(8,), max_iter=3, warm_start=False, engine=engine))
         run_stream(m, X, y, 1500, 0.2, 0.1, seed=1)
         est[engine] = m.estimates_
     assert est["numpy"].shape == (5, 2)
     np.testing.assert_allclose(est["numpy"], est["sklearn"], atol=1e-6)
+    warm = RCINE(n_classes=3, estimator=NREst(warm_start=True, engine="sklearn"))
+    with pytest.raises(ParameterError, match=r"estimator: .*engine='sklearn'.*engine='numpy'"):
+        run_stream(warm, X, y, 100, seed=1)

@@ -152,6 +152,11 @@ class RCINE(ExploringBanditLearner):
 
         if self.estimator is not None and not isinstance(self.estimator, NREst):
             raise ParameterError(f"estimator must be None or a nolo.noise_rates.NREst, got {self.estimator!r}")
+        est = self.estimator
+        if est is not None and est.warm_start and est.engine == "sklearn" and est.classifier is None:
+            raise ParameterError("estimator: RCINE warm-starts each refit from the previous block's saved weights, "
+                                 "which NREst(engine='sklearn') cannot load (scikit-learn has no public API for it); "
+                                 "use engine='numpy' (the default, the same arithmetic) or warm_start=False")
 
     def _init_state(self, n_features: int) -> None:
         super()._init_state(n_features)
