@@ -100,7 +100,9 @@ class RCINE(ExploringBanditLearner):
     reservoir_size : int >= 10
         Rounds of a block kept (uniform reservoir sample) for the refit.
     estimator : nolo.noise_rates.NREst or None
-        The rate estimator (AM Algorithm 3); None uses ``DEFAULT_ESTIMATOR_PARAMS``.
+        The rate estimator (AM Algorithm 3); None uses ``DEFAULT_ESTIMATOR_PARAMS``.  A warm-started estimator
+        (``warm_start=True``) needs ``engine="numpy"`` (the default): the refits start from the previous block's
+        saved weights, which ``engine="sklearn"`` cannot load (a ParameterError).
     warm_refit_epochs : int in [1, 10000] or None
         Epochs of each warm-started refit after the first (None: the estimator's ``max_iter``).
     rho_max : float in [0, 0.5)
