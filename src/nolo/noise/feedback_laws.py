@@ -42,8 +42,8 @@ from nolo._validation import check_flip_rates, check_int, check_scalar
 from nolo.exceptions import ParameterError
 from nolo.random import as_generator
 
-__all__ = ["FeedbackLaw", "FlipMatrix", "ContextFlips", "ColumnRates", "ClassFlips", "MatrixFlips", "RowFlips", "flip_bit",
-           "flip_rates", "flip_one", "flip_many"]
+__all__ = ["FeedbackLaw", "FlipMatrix", "ContextFlips", "ColumnRates", "ClassFlips", "MatrixFlips", "RowFlips",
+           "flip_bit", "flip_rates", "flip_one", "flip_many"]
 
 
 # ---------------------------------------------------------------------------------------------
