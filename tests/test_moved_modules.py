@@ -32,7 +32,8 @@ def test_the_table_holds_every_move_and_only_the_new_modules_import():
 
 
 def test_moved_path_matches_whole_components_only():
-    assert moved_path("nolo.learners.oco_examples.linear.OnlineLinearSVM") == "nolo.learners.convex.linear.OnlineLinearSVM"
+    assert (moved_path("nolo.learners.oco_examples.linear.OnlineLinearSVM")
+            == "nolo.learners.convex.linear.OnlineLinearSVM")
     assert moved_path("nolo.sklearn_api.css11.TwoCopyRegressor") == "nolo.sklearn_api.known_noise.TwoCopyRegressor"
     for unchanged in ("nolo.sklearn_api.css110.X", "nolo.learners.css11_kernels.X", "nolo.learners.ogd.ProjectedOGD",
                       "nolo.learners.convex.linear.OnlineLinearSVM", "nolo.sklearn_api.css10"):
