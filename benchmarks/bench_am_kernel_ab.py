@@ -109,7 +109,7 @@ def load_data(name: str, dtype):
     import scipy.sparse as sp
 
     from nolo.datasets import load_dataset
-    from nolo.learners.bandit.environment import canonical_csr
+    from nolo.learners.bandit.simulator import canonical_csr
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from nolo.learners.bandit import RCINE, RCNBF, SOBA, Banditron, run_stream
-from nolo.learners.bandit.environment import AUTO_CSR_DENSITY
+from nolo.learners.bandit.simulator import AUTO_CSR_DENSITY
 
 
 def numpy_loop(X, y, T, gamma, rho0, rho1, seed, correct=True):

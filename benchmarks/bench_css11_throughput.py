@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from nolo.kernels.surrogate import GaussianSurrogateKernel
-from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
+from nolo.learners.kernel.gaussian_noise import GaussianNoiseKernelRegression
 from nolo.learners.linear import KnownCovarianceLinearRegression, TwoCopyLinearRegression
 
 QUICK = False

@@ -24,7 +24,7 @@ from nolo.learners.linear import TwoCopyLinearRegression, KnownCovarianceLinearR
 from nolo.learners.kernel import NoisyKernelLearner, NaiveKernelOGD, CleanKernelOGD
 from nolo.kernels import GaussianSurrogateKernel, RadialKernelApproximation, PolynomialKernel, GaussianKernel
 try:
-    from nolo.learners.css11_kernel import GaussianNoiseKernelRegression, KernelOGDRegression
+    from nolo.learners.kernel.gaussian_noise import GaussianNoiseKernelRegression, KernelOGDRegression
 except ImportError:
     from nolo.learners.kernel import GaussianNoiseKernelRegression, KernelOGDRegression
 from nolo.noise import Oracle, GaussianNoise

@@ -31,7 +31,7 @@ import numpy as np
 
 from nolo.learners.bandit import Banditron, SquareCB
 from nolo.learners.bandit import run_stream
-from nolo.learners.bandit.environment import AUTO_CSR_DENSITY
+from nolo.learners.bandit.simulator import AUTO_CSR_DENSITY
 
 
 def copy_bandwidth(mib: int = 256, repeats: int = 5) -> float:

@@ -136,7 +136,7 @@ def test_nolo_checks_module_doctest():
 def test_every_learner_is_played_by_the_shared_checks():
     """No learner escapes the shared checks: the matrix learners' cell protocol is played too."""
     from nolo.checks import unchecked_learners
-    from nolo.learners.oco_examples import MaxEntryOGD, TraceNormOGD
+    from nolo.learners.convex import MaxEntryOGD, TraceNormOGD
 
     assert unchecked_learners() == []
     assert {MaxEntryOGD, TraceNormOGD} <= set(LEARNERS)
@@ -146,7 +146,7 @@ def test_cell_protocol_checks_catch_broken_matrix_learners():
     """Negative controls: a matrix learner that accepts a cell outside its matrix, whose predict moves the
     iterate, or whose stream path differs from its per-round path, is caught."""
     from nolo.checks import ContractViolation
-    from nolo.learners.oco_examples import MaxEntryOGD
+    from nolo.learners.convex import MaxEntryOGD
 
     class Wrapping(MaxEntryOGD):  # wraps out-of-range cells instead of rejecting them
         def learn(self, x, y):

@@ -33,7 +33,7 @@ API_MODULES = [
     "nolo.learners.bandit",
     "nolo.learners.linear",
     "nolo.learners.kernel",
-    "nolo.learners.oco_examples",
+    "nolo.learners.convex",
     "nolo.sklearn_api",
     "nolo.batch",
     "nolo.offpolicy",

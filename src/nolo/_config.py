@@ -15,6 +15,7 @@ names and does nothing else, ``get_params``/``set_params`` work -- and adds
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,7 +24,7 @@ from sklearn.base import BaseEstimator
 from nolo._registry import Registry
 from nolo.exceptions import ParameterError, PersistenceError
 
-__all__ = ["Configurable", "encode_value", "decode_value", "registered_class"]
+__all__ = ["Configurable", "encode_value", "decode_value", "registered_class", "moved_path", "MOVED_MODULES"]
 
 #: "module.QualName" -> Configurable subclass, filled by ``Configurable.__init_subclass__``
 CLASSES = Registry("configurable class", error=PersistenceError)
@@ -33,23 +34,64 @@ def _class_path(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+#: modules that moved (issue 30: modules named by method, learners grouped by family): old dotted prefix -> new.
+#: A configuration or model file stores its classes as "module.QualName"; one saved under an old module path
+#: still loads (:func:`registered_class` reads it through :func:`moved_path`).  The old import paths are gone.
+MOVED_MODULES: dict[str, str] = {
+    "nolo.learners.kernel.algorithm1": "nolo.learners.kernel.noisy_kernel",
+    "nolo.learners.css11_kernel": "nolo.learners.kernel.gaussian_noise",
+    "nolo.learners.oco_examples": "nolo.learners.convex",
+    "nolo.sklearn_api.css10": "nolo.sklearn_api.noisy_kernel",
+    "nolo.sklearn_api.css11": "nolo.sklearn_api.known_noise",
+    "nolo.learners.bandit.environment": "nolo.learners.bandit.simulator",
+}
+
+
+def moved_path(path: str) -> str:
+    """``path`` ("module.QualName") with a moved module's old prefix (:data:`MOVED_MODULES`) replaced by the new
+    one; any other path unchanged.  Prefixes match whole dotted components only."""
+    for old, new in MOVED_MODULES.items():
+        if path.startswith(old + "."):
+            return new + path[len(old):]
+    return path
+
+
+def _import_nolo_module(path: str) -> None:
+    """Import the deepest ``nolo`` module that ``path`` ("module.QualName") names, registering its classes."""
+    module = path.rsplit(".", 1)[0]
+    while module.startswith("nolo"):
+        try:
+            importlib.import_module(module)
+            break
+        except ImportError:
+            module = module.rsplit(".", 1)[0]
+
+
 def registered_class(path: str) -> type:
     """The Configurable class registered under ``path`` ("module.QualName").
 
     Classes of nolo's own modules are imported on demand (only modules under
-    ``nolo.``); any other class must have been imported by the caller.
+    ``nolo.``); any other class must have been imported by the caller.  A path
+    under a module that has moved (:data:`MOVED_MODULES`) is read at the new
+    module: there it may also name the package's re-export of a class
+    (``nolo.learners.oco_examples.OnlineLinearSVM``, as an old spec wrote it).
     """
+    asked = path
+    if isinstance(path, str) and path not in CLASSES and moved_path(path) != path:
+        new = moved_path(path)
+        if new not in CLASSES:
+            _import_nolo_module(new)
+        if new not in CLASSES:  # a re-export: the class its package exports under that name
+            module, _, attr = new.rpartition(".")
+            obj = getattr(sys.modules.get(module), attr, None)  # imported above when it exists
+            if isinstance(obj, type) and _class_path(obj) in CLASSES and CLASSES.get(_class_path(obj)) is obj:
+                return obj
+        path = new
     if path not in CLASSES and isinstance(path, str) and path.startswith("nolo."):
-        module = path.rsplit(".", 1)[0]
-        while module.startswith("nolo"):
-            try:
-                importlib.import_module(module)
-                break
-            except ImportError:
-                module = module.rsplit(".", 1)[0]
+        _import_nolo_module(path)
     if path not in CLASSES:
         raise PersistenceError(
-            f"unknown class {path!r}: not a nolo Configurable (import the module that defines it first)"
+            f"unknown class {asked!r}: not a nolo Configurable (import the module that defines it first)"
         )
     return CLASSES.get(path)
 

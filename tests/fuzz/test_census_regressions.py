@@ -7,7 +7,7 @@ import pytest
 
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.linear import KnownCovarianceLinearRegression, NaiveOGDRegression, TwoCopyLinearRegression
-from nolo.learners.oco_examples import OnlineLasso, OnlineLinearSVM, OnlineRidgeRegression
+from nolo.learners.convex import OnlineLasso, OnlineLinearSVM, OnlineRidgeRegression
 from nolo.learners.ogd import ProjectedOGD
 from nolo.checks import test_params
 

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from nolo.checks import _build, _Game, registered_learners, state_dump, test_params
 from nolo.exceptions import ParameterError
 from nolo.learners.bandit._linear import LinearMulticlassMixin
-from nolo.learners.bandit.environment import ClassificationBandit, run_stream
+from nolo.learners.bandit.simulator import ClassificationBandit, run_stream
 
 LEARNERS = [c for c in registered_learners() if issubclass(c, LinearMulticlassMixin)]
 D = 4

@@ -14,7 +14,7 @@ import pytest
 from nolo.kernels import GaussianSurrogateKernel
 from nolo.kernels.compiled import GaussianSpec, RadialSpec, kernel_value, weighted_sums
 from nolo.kernels.radial import RadialKernelApproximation
-from nolo.learners.css11_kernel import GaussianNoiseKernelRegression, KernelOGDRegression
+from nolo.learners.kernel.gaussian_noise import GaussianNoiseKernelRegression, KernelOGDRegression
 
 D = 3
 COV = np.array([[0.09, 0.02, 0.0], [0.02, 0.05, 0.01], [0.0, 0.01, 0.04]])

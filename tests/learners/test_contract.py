@@ -200,8 +200,13 @@ def test_losses_kernels_and_config_classes_use_the_registry():
 # -- every public learner of the core has a Parameters section and a runnable example -----------------------------
 def _core_learners():
     from nolo.learners import ProjectedOGD
-    from nolo.learners.css11_kernel import GaussianNoiseKernelRegression, KernelOGDRegression
-    from nolo.learners.kernel import CleanKernelOGD, NaiveKernelOGD, NoisyKernelLearner
+    from nolo.learners.kernel import (
+        CleanKernelOGD,
+        GaussianNoiseKernelRegression,
+        KernelOGDRegression,
+        NaiveKernelOGD,
+        NoisyKernelLearner,
+    )
     from nolo.learners.linear import KnownCovarianceLinearRegression, NaiveOGDRegression, TwoCopyLinearRegression
     from nolo.sklearn_api import (
         GaussianNoiseKernelRegressor,

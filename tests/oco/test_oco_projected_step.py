@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from nolo.learners.oco_examples._loops import linear_ogd_loop, loss_and_slope
+from nolo.learners.convex._loops import linear_ogd_loop, loss_and_slope
 from nolo.oco import Box, L1Ball, L2Ball, Unconstrained
 from nolo.oco.projected_step import (
     ball_log_scale,

@@ -3,7 +3,7 @@
 A *surrogate pair* is an original kernel ``k`` (the one predictions use) and a
 surrogate ``k_hat`` with ``E_n k_hat(a, x + n) = k(a, x)`` for the known noise
 law of ``n`` (CSS11 eq. (4), Lemma 4).  Algorithm 2
-(:mod:`nolo.learners.css11_kernel`) trains with ``k_hat`` on noisy points and
+(:mod:`nolo.learners.kernel.gaussian_noise`) trains with ``k_hat`` on noisy points and
 predicts with ``k`` on the same stored noisy points.
 
 :class:`GaussianSurrogateKernel` is the Gaussian pair of eq. (5): for noise

@@ -1,9 +1,9 @@
 """The one compiled projected gradient step of nolo (OCO notes, lecture 14, section 3).
 
 Every projected online gradient descent in nolo -- :class:`nolo.learners.ogd.ProjectedOGD`,
-the OCO notes' examples (:mod:`nolo.learners.oco_examples`: online SVM, ridge, the
+the OCO notes' examples (:mod:`nolo.learners.convex`: online SVM, ridge, the
 two lassos), the CSS11 linear learners (:mod:`nolo.learners.linear`) and the kernel
-learners (:mod:`nolo.learners.css11_kernel`, :mod:`nolo.learners.kernel`, whose ball
+learners (:mod:`nolo.learners.kernel.gaussian_noise`, :mod:`nolo.learners.kernel`, whose ball
 lives in an RKHS) -- takes its step and its projection from this module, compiled with
 numba (``cache=True``), so each projection is written once:
 
@@ -243,7 +243,7 @@ def composite_step(w, X, i, c, shrink, lam, kind, radius, low, high):
     Stream loops that cannot afford a call per round (numba's inliner makes a function with
     loops ~7-10% slower inside a hot loop, measured on the OCO examples' loop) write the same
     composition of :func:`prox_coordinate`, :func:`ball_scale`, :func:`project_l1_inplace` and :func:`overflowed_norm_step`
-    in place of the call (:func:`nolo.learners.oco_examples._loops.linear_ogd_loop`), and are
+    in place of the call (:func:`nolo.learners.convex._loops.linear_ogd_loop`), and are
     tested bitwise against this function.  An unknown ``kind`` raises ValueError (:func:`check_set_code`).
     """
     check_set_code(kind)

@@ -19,8 +19,8 @@ at noisy inputs prefers the uncorrected fit), on folds of items (:func:`to_items
 """
 
 from nolo.sklearn_api._base import IllPosedCorrectionWarning, NotFittedError, ProjectionWarning, expected_failed_checks
-from nolo.sklearn_api.css10 import NoisyKernelClassifier, NoisyKernelRegressor
-from nolo.sklearn_api.css11 import GaussianNoiseKernelRegressor, KnownCovarianceRegressor, TwoCopyRegressor
+from nolo.sklearn_api.noisy_kernel import NoisyKernelClassifier, NoisyKernelRegressor
+from nolo.sklearn_api.known_noise import GaussianNoiseKernelRegressor, KnownCovarianceRegressor, TwoCopyRegressor
 from nolo.sklearn_api.eiv import CorrectedLeastSquaresRegressor, EIVRegressor
 from nolo.sklearn_api.scoring import corrected_risk, corrected_risk_scorer, to_items
 

@@ -91,7 +91,7 @@ def test_csr_equals_dense(cls, kw):
 def test_csr_input_with_explicit_zeros_and_unsorted_indices():
     """A user's CSR with explicit zeros and unsorted indices is read as the dense rows' non-zeros in order
     (the scores pair non-zeros by position), the same stream results, and the user's matrix is left untouched."""
-    from nolo.learners.bandit.environment import canonical_csr
+    from nolo.learners.bandit.simulator import canonical_csr
 
     X, y = _sparse_data()
     M = sp.csr_matrix(X)

@@ -247,9 +247,9 @@ def test_environment_does_not_advance_t():
     """The learner advances its own round counter; the environment only hands it the stream."""
     import inspect
 
-    from nolo.learners.bandit import environment
+    from nolo.learners.bandit import simulator
 
-    src = inspect.getsource(environment)
+    src = inspect.getsource(simulator)
     assert "t_ +=" not in src and "getattr(learner" not in src and "hasattr(learner" not in src
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from nolo import ParameterError
 from nolo.kernels import GaussianSurrogateKernel
-from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
+from nolo.learners.kernel.gaussian_noise import GaussianNoiseKernelRegression
 from nolo.learners.linear import KnownCovarianceLinearRegression, NaiveOGDRegression, TwoCopyLinearRegression
 from nolo.sklearn_api import GaussianNoiseKernelRegressor, KnownCovarianceRegressor, TwoCopyRegressor
 

@@ -73,7 +73,7 @@ def load(dataset: str, quick: bool) -> tuple[np.ndarray, np.ndarray]:
 def load_stream(dataset: str, quick: bool):
     """(X, y) for the compiled stream loops: X as CSR when its non-zero share is at most AUTO_CSR_DENSITY (60 %) (converted once per
     process; the loops give identical results on either representation), else the dense array."""
-    from nolo.learners.bandit.environment import AUTO_CSR_DENSITY, canonical_csr
+    from nolo.learners.bandit.simulator import AUTO_CSR_DENSITY, canonical_csr
 
     X, y = load(dataset, quick)
     if np.count_nonzero(X) <= AUTO_CSR_DENSITY * X.size:

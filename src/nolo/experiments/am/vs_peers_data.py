@@ -56,7 +56,7 @@ def load_stream_rows(dataset: str, quick: bool):
         return C.load_stream(dataset, quick)
     import scipy.sparse as sp
 
-    from nolo.learners.bandit.environment import AUTO_CSR_DENSITY, canonical_csr
+    from nolo.learners.bandit.simulator import AUTO_CSR_DENSITY, canonical_csr
 
     X, y = load_rows(dataset, quick)
     if not sp.issparse(X) and np.count_nonzero(X) <= AUTO_CSR_DENSITY * X.size:

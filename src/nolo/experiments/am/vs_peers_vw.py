@@ -47,7 +47,7 @@ def mode_args(mode: str) -> str:
 #: the source files VW's runs depend on (path prefixes inside the package, nolo.experiments.sweep.code_version):
 #: this module, the stream and feature code, the data sets' loaders and what they import
 VW_CODE = ("experiments/am/vs_peers_vw.py", "experiments/am/vs_peers_data.py", "experiments/am/vw.py",
-           "experiments/am/_common.py", "datasets/", "kernels/random_features.py", "learners/bandit/environment.py",
+           "experiments/am/_common.py", "datasets/", "kernels/random_features.py", "learners/bandit/simulator.py",
            "random.py", "_validation.py", "exceptions.py")
 
 

@@ -24,7 +24,7 @@ from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
 from nolo.kernels.radial import RadialKernelApproximation
 from nolo.kernels.surrogate import GaussianSurrogateKernel
-from nolo.learners.css11_kernel import GaussianNoiseKernelRegression, KernelOGDRegression
+from nolo.learners.kernel.gaussian_noise import GaussianNoiseKernelRegression, KernelOGDRegression
 
 D, WIDTH, C_RADIAL, STEP, W = 3, 2.0, 1.0, 0.03, 10.0
 

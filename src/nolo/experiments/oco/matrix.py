@@ -3,12 +3,12 @@
 Streams from :func:`nolo.datasets.ratings.make_low_rank_ratings` (a rank-2 matrix with unit entry variance,
 uniform random cells, rating noise sd 0.1).  Three parts:
 
-* ``trace-norm`` -- :class:`~nolo.learners.oco_examples.TraceNormOGD`, squared loss, ``tau`` = the trace norm
+* ``trace-norm`` -- :class:`~nolo.learners.convex.TraceNormOGD`, squared loss, ``tau`` = the trace norm
   of the true matrix, exact projection every round, step ``eta_t = eta0/sqrt(t)``; regret at each prefix
   against :func:`~nolo.oco.hindsight.trace_norm_hindsight` (FISTA, the Frank-Wolfe
   duality gap ``<G, W> + tau sigma_max(G)`` as certificate; ``regret_upper = regret + gap``); the bound is
   the notes' proof with decreasing steps, ``D^2/(2 eta_T) + sum_t eta_t ||g_t||^2 / 2``, ``D = 2 tau``;
-* ``max-entry`` -- :class:`~nolo.learners.oco_examples.MaxEntryOGD`, absolute loss (the notes' loss for
+* ``max-entry`` -- :class:`~nolo.learners.convex.MaxEntryOGD`, absolute loss (the notes' loss for
   this example), box ``|W_ij| <= 3``; exact hindsight (per-cell clipped median);
 * ``held-out`` -- ``TraceNormOGD`` trained on one pass over the first 75% of a stream; RMSE on the last 25%
   against the per-user mean of the training ratings (the global mean for an unseen user).
@@ -23,7 +23,7 @@ from nolo.datasets.ratings import make_low_rank_ratings
 from nolo.experiments.oco._common import regret_figure, summarise
 from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
-from nolo.learners.oco_examples import MaxEntryOGD, TraceNormOGD
+from nolo.learners.convex import MaxEntryOGD, TraceNormOGD
 from nolo.oco import InverseSqrtStep, max_entry_hindsight, trace_norm_hindsight
 
 RANK, NOISE = 2, 0.1

@@ -6,11 +6,11 @@ Data: ``x_t`` uniform on the unit sphere of ``R^10`` (``||x_t|| = 1 = x_bound``)
 Squared loss ``phi(m, y) = (m - y)^2`` throughout.  Learners, run afresh for every horizon with the
 notes' step ``R/(B sqrt(T))``:
 
-* ``ridge`` -- :class:`~nolo.learners.oco_examples.OnlineRidgeRegression`, ``phi + (alpha/2)||f||^2`` on
+* ``ridge`` -- :class:`~nolo.learners.convex.OnlineRidgeRegression`, ``phi + (alpha/2)||f||^2`` on
   ``||f||_2 <= R``;
-* ``lasso-prox`` -- :class:`~nolo.learners.oco_examples.OnlineLasso`, ``phi + alpha ||f||_1`` by the
+* ``lasso-prox`` -- :class:`~nolo.learners.convex.OnlineLasso`, ``phi + alpha ||f||_1`` by the
   proximal (soft-thresholding) step on ``||f||_2 <= R``;
-* ``lasso-l1ball`` -- :class:`~nolo.learners.oco_examples.OnlineLassoL1Ball`, ``phi`` on ``||f||_1 <= r``
+* ``lasso-l1ball`` -- :class:`~nolo.learners.convex.OnlineLassoL1Ball`, ``phi`` on ``||f||_1 <= r``
   with the exact L1-ball projection.
 
 The comparator minimises the same regularised total loss over the same set
@@ -29,7 +29,7 @@ import pandas as pd
 from nolo.experiments.oco._common import regret_figure, summarise, unit_sphere
 from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
-from nolo.learners.oco_examples import OnlineLasso, OnlineLassoL1Ball, OnlineRidgeRegression
+from nolo.learners.convex import OnlineLasso, OnlineLassoL1Ball, OnlineRidgeRegression
 from nolo.oco import L1Ball, L2Ball, composite_hindsight
 
 D, SUPPORT, NOISE, RADIUS, L1_RADIUS = 10, 3, 0.05, 1.0, 1.5

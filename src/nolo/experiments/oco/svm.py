@@ -22,7 +22,7 @@ import pandas as pd
 from nolo.experiments.oco._common import regret_figure, summarise, unit_sphere
 from nolo.experiments.registry import experiment
 from nolo.experiments.result import Claim, ExperimentResult
-from nolo.learners.oco_examples import OnlineLinearSVM
+from nolo.learners.convex import OnlineLinearSVM
 from nolo.oco import L1Ball, L2Ball, composite_hindsight, solve_hindsight
 
 D, FLIP = 10, 0.1

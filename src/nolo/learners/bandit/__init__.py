@@ -49,7 +49,7 @@ are no algorithm codes: a record whose class names no ``act``/``update`` does no
 
 from nolo.learners.bandit.banditron import Banditron
 from nolo.learners.bandit.bpa import BPA
-from nolo.learners.bandit.environment import ClassificationBandit, StreamResult, log_checkpoints, run_stream
+from nolo.learners.bandit.simulator import ClassificationBandit, StreamResult, log_checkpoints, run_stream
 from nolo.learners.bandit.exploration import corollary_gamma, lemma3_constants, theorem4_bound
 from nolo.learners.bandit.perceptron import Perceptron
 from nolo.learners.bandit.rcine import RCINE

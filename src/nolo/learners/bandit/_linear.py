@@ -26,7 +26,7 @@ from nolo.exceptions import FeedbackLawWarning, PersistenceError, NumericalError
 from nolo.learners.bandit import _predict, _stream
 from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
 from nolo.learners.bandit._simd import gather_dense
-from nolo.learners.bandit.environment import canonical_csr, check_representable
+from nolo.learners.bandit.simulator import canonical_csr, check_representable
 from nolo.learners.bandit.exploration import COROLLARIES, corollary_gamma
 from nolo.learners.base import BanditLearner
 
@@ -192,7 +192,7 @@ class LinearMulticlassMixin:
         return rows, n
 
     def _check_csr(self, X, dtype) -> sp.csr_matrix:
-        """A sparse ``X`` checked (:func:`.environment.canonical_csr`) and in canonical form, with the learner's
+        """A sparse ``X`` checked (:func:`.simulator.canonical_csr`) and in canonical form, with the learner's
         number of features once it has one."""
         X = canonical_csr(X, dtype)
         d = getattr(self, "n_features_in_", None)

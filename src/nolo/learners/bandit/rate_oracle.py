@@ -188,7 +188,7 @@ class OracleRates(BaseEstimator):
         from nolo.learners.bandit._stream import csr_rows, dense_rows
 
         if sp.issparse(X):
-            from nolo.learners.bandit.environment import canonical_csr
+            from nolo.learners.bandit.simulator import canonical_csr
 
             X = canonical_csr(X, np.float64)
             if not np.all(np.isfinite(X.data)):

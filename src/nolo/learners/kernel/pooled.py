@@ -18,7 +18,7 @@ from nolo.kernels.pooled import (
     pooled_prod,
 )
 from nolo.learners.kernel._support import DegreeBuckets, bucket_dot
-from nolo.learners.kernel.algorithm1 import NoisyKernelLearner
+from nolo.learners.kernel.noisy_kernel import NoisyKernelLearner
 
 __all__ = ["PooledNoisyKernelLearner"]
 

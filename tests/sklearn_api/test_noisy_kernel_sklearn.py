@@ -6,7 +6,7 @@ from sklearn.base import clone
 
 from nolo import CopiesExhausted, ParameterError
 from nolo.noise import GaussianNoise, Oracle
-from nolo.sklearn_api.css10 import NoisyKernelClassifier, NoisyKernelRegressor
+from nolo.sklearn_api.noisy_kernel import NoisyKernelClassifier, NoisyKernelRegressor
 
 
 def _data(n=1200, m=6, d=3, seed=0):

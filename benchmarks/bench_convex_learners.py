@@ -21,8 +21,8 @@ of ``M N min(M, N)``).  Run it with ``OPENBLAS_NUM_THREADS=1`` on a shared machi
 
 Usage::
 
-    python benchmarks/bench_oco_examples.py            # ~1-2 minutes on 2 loaded cores
-    python benchmarks/bench_oco_examples.py --large    # also time the 10^4 x 10^4 projection
+    python benchmarks/bench_convex_learners.py            # ~1-2 minutes on 2 loaded cores
+    python benchmarks/bench_convex_learners.py --large    # also time the 10^4 x 10^4 projection
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def linear_bench(n_call: int, n_stream: int, repeats: int) -> None:
     from river import linear_model, optim
     from sklearn.linear_model import SGDClassifier, SGDRegressor
 
-    from nolo.learners.oco_examples import OnlineLasso, OnlineLinearSVM
+    from nolo.learners.convex import OnlineLasso, OnlineLinearSVM
 
     rng = np.random.default_rng(0)
     d = 20
@@ -108,7 +108,7 @@ def linear_bench(n_call: int, n_stream: int, repeats: int) -> None:
 
 
 def matrix_bench(large: bool) -> None:
-    from nolo.learners.oco_examples import MaxEntryOGD, TraceNormOGD
+    from nolo.learners.convex import MaxEntryOGD, TraceNormOGD
     from nolo.oco import project_trace_norm_ball
 
     rng = np.random.default_rng(1)

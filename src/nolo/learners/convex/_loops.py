@@ -80,7 +80,7 @@ def loss_and_slope(code, s, m, y):
         if a < 0.0:
             return -a, -1.0
         return 0.0, 0.0
-    raise ValueError("unknown loss code: must be one of LOSS_CODES (nolo.learners.oco_examples._loops)")
+    raise ValueError("unknown loss code: must be one of LOSS_CODES (nolo.learners.convex._loops)")
 
 
 @njit(cache=True)

@@ -201,7 +201,7 @@ class GaussianNoiseKernelRegression(_KernelOGDBase, NoisyInputLearner):
     --------
     >>> import numpy as np
     >>> from nolo.kernels import GaussianSurrogateKernel
-    >>> from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
+    >>> from nolo.learners.kernel.gaussian_noise import GaussianNoiseKernelRegression
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(400, 2))
     >>> y = np.sin(2 * X[:, 0]) + X[:, 1]
@@ -352,7 +352,7 @@ class KernelOGDRegression(_KernelOGDBase, FullInformationLearner):
     --------
     >>> import numpy as np
     >>> from nolo.kernels import GaussianSurrogateKernel
-    >>> from nolo.learners.css11_kernel import KernelOGDRegression
+    >>> from nolo.learners.kernel.gaussian_noise import KernelOGDRegression
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(400, 2))
     >>> y = np.sin(2 * X[:, 0]) + X[:, 1]

@@ -1,4 +1,5 @@
-"""Scikit-learn-style estimators for CSS11: fit on repeated noisy readings, predict on clean inputs.
+"""Scikit-learn-style estimators for input noise of known covariance (CSS11): fit on repeated noisy readings,
+predict on clean inputs.
 
 A practitioner's data: ``n`` items, each measured ``m_i`` times, one target per item, in any layout of
 :mod:`nolo.sklearn_api._inputs` (3-D array, ragged list, or a long table with ``groups``).  The linear
@@ -39,7 +40,7 @@ from nolo.batch.eiv import fuller_scale
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.kernels.radial import RadialKernelApproximation
 from nolo.kernels.surrogate import GaussianSurrogateKernel, compact_noise_covariance
-from nolo.learners.css11_kernel import GaussianNoiseKernelRegression
+from nolo.learners.kernel.gaussian_noise import GaussianNoiseKernelRegression
 from nolo.learners.linear import KnownCovarianceLinearRegression, TwoCopyLinearRegression
 from nolo.oco.steps import check_step
 from nolo.random import as_generator
@@ -87,7 +88,7 @@ class _PerItemCovariance:
         return self.S / self.k[t - 1]  # variances stay variances (the learner's schedule keeps them so)
 
 
-class _CSS11Regressor(LinearReadingsRegressor):
+class _KnownNoiseRegressor(LinearReadingsRegressor):
     """The CSS11 linear learners (projected OGD) under :class:`LinearReadingsRegressor`: radius and step."""
 
     def _validate_params(self) -> None:
@@ -162,7 +163,7 @@ class _CSS11Regressor(LinearReadingsRegressor):
                 IllPosedCorrectionWarning, stacklevel=4)
 
 
-class TwoCopyRegressor(_CSS11Regressor):
+class TwoCopyRegressor(_KnownNoiseRegressor):
     """CSS11 Setting 1 (Algorithm 1 left, Lemma 1; ``G`` corrected, erratum E10) as an estimator: no noise
     model, at least 2 readings per item.
 
@@ -230,7 +231,7 @@ class TwoCopyRegressor(_CSS11Regressor):
                                        **self._step(V, y, horizon)), None
 
 
-class KnownCovarianceRegressor(_CSS11Regressor):
+class KnownCovarianceRegressor(_KnownNoiseRegressor):
     """CSS11 Setting 2 (Algorithm 1 right, Lemma 2, correction ``-2 Sigma w`` of erratum E9) as an estimator.
 
     Parameters
@@ -311,7 +312,7 @@ class KnownCovarianceRegressor(_CSS11Regressor):
         return bool(np.any(k != self.copies_per_item_)) if self.combine_copies else False
 
 
-class GaussianNoiseKernelRegressor(_CSS11Regressor):
+class GaussianNoiseKernelRegressor(_KnownNoiseRegressor):
     """CSS11 Algorithm 2 as an estimator: Gaussian noise ``N(0, Sigma)`` of known covariance, ``m >= 2`` readings.
 
     The kernel acts on the readings in the units of ``X`` (``width`` and ``noise_cov`` are in those units); the

@@ -1,4 +1,5 @@
-"""Classification-to-bandit environment and the compiled whole-stream runner.
+"""Classification-to-bandit simulator (a bandit environment played from labelled data) and the compiled
+whole-stream runner.  (Not :mod:`nolo.experiments.environments`, the experiment platform's data generators.)
 
 :class:`ClassificationBandit` turns a labelled dataset (dense array or CSR
 matrix) into the AM protocol: each round an example is drawn (``order``:

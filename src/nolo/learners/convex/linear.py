@@ -28,8 +28,8 @@ import numpy as np
 from nolo._validation import check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner
-from nolo.learners.oco_examples._common import NotesOGDMixin, check_round_target
-from nolo.learners.oco_examples._loops import LOSS_CODES, linear_ogd_loop
+from nolo.learners.convex._common import NotesOGDMixin, check_round_target
+from nolo.learners.convex._loops import LOSS_CODES, linear_ogd_loop
 from nolo.learners.ogd import AveragedLinearPredictor
 from nolo.oco.losses_api import check_loss, check_targets
 from nolo.oco.projections import Box, ConstraintSet, L1Ball, L2Ball, Unconstrained
@@ -55,7 +55,7 @@ class _LinearOCO(NotesOGDMixin, AveragedLinearPredictor, FullInformationLearner)
 
     Subclasses give ``_spec() -> (loss, constraint, l2, l1)``.  One round
     (:meth:`learn`) and a whole stream (:meth:`learn_stream`) run the same
-    compiled loop (:func:`~nolo.learners.oco_examples._loops.linear_ogd_loop`),
+    compiled loop (:func:`~nolo.learners.convex._loops.linear_ogd_loop`),
     so they agree bitwise.
 
     State: ``w_`` (the iterate to play next), ``average_`` (mean of the played
@@ -284,7 +284,7 @@ class OnlineLinearSVM(_LinearOCO):
     Examples
     --------
     >>> import numpy as np
-    >>> from nolo.learners.oco_examples import OnlineLinearSVM
+    >>> from nolo.learners.convex import OnlineLinearSVM
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((500, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = np.where(X[:, 0] > 0, 1.0, -1.0)
@@ -357,7 +357,7 @@ class OnlineRidgeRegression(_PenalisedLinear):
     Examples
     --------
     >>> import numpy as np
-    >>> from nolo.learners.oco_examples import OnlineRidgeRegression
+    >>> from nolo.learners.convex import OnlineRidgeRegression
     >>> rng = np.random.default_rng(1)
     >>> X = rng.uniform(-0.5, 0.5, (2000, 4)); y = X @ np.array([0.5, -0.5, 0.0, 0.25])
     >>> ridge = OnlineRidgeRegression(alpha=0.01, radius=1.0, step=1.0)
@@ -398,7 +398,7 @@ class OnlineLasso(_PenalisedLinear):
     Examples
     --------
     >>> import numpy as np
-    >>> from nolo.learners.oco_examples import OnlineLasso
+    >>> from nolo.learners.convex import OnlineLasso
     >>> rng = np.random.default_rng(2)
     >>> X = rng.uniform(-1, 1, (4000, 10))
     >>> y = X @ np.r_[1.0, -1.0, np.zeros(8)] + 0.1 * rng.standard_normal(4000)
@@ -430,7 +430,7 @@ class OnlineLassoL1Ball(_LinearOCO):
     Examples
     --------
     >>> import numpy as np
-    >>> from nolo.learners.oco_examples import OnlineLassoL1Ball
+    >>> from nolo.learners.convex import OnlineLassoL1Ball
     >>> rng = np.random.default_rng(3)
     >>> X = rng.uniform(-1, 1, (3000, 8)) / np.sqrt(8)
     >>> y = X @ np.r_[1.0, 0.5, np.zeros(6)]

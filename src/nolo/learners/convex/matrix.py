@@ -26,8 +26,8 @@ import numpy as np
 from nolo._validation import check_array, check_choice, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.learners.base import FullInformationLearner, check_state_sqnorm
-from nolo.learners.oco_examples._common import NotesOGDMixin, check_round_target
-from nolo.learners.oco_examples._loops import matrix_ogd_loop, undo_matrix_rounds
+from nolo.learners.convex._common import NotesOGDMixin, check_round_target
+from nolo.learners.convex._loops import matrix_ogd_loop, undo_matrix_rounds
 from nolo.oco.projections import project_trace_norm_ball
 
 __all__ = ["TraceNormOGD", "MaxEntryOGD"]
@@ -273,7 +273,7 @@ class TraceNormOGD(_MatrixOGD):
     Examples
     --------
     >>> import numpy as np
-    >>> from nolo.learners.oco_examples import TraceNormOGD
+    >>> from nolo.learners.convex import TraceNormOGD
     >>> ogd = TraceNormOGD(n_rows=3, n_cols=3, radius=1.0, step=0.25)
     >>> losses = ogd.learn_stream([0, 0], [0, 1], [2.0, 2.0])
     >>> ogd.W_[0].round(6).tolist(), losses.round(6).tolist()
@@ -338,7 +338,7 @@ class MaxEntryOGD(_MatrixOGD):
 
     Examples
     --------
-    >>> from nolo.learners.oco_examples import MaxEntryOGD
+    >>> from nolo.learners.convex import MaxEntryOGD
     >>> ogd = MaxEntryOGD(n_rows=2, n_cols=2, bound=1.0, loss="absolute", step=0.75)
     >>> losses = ogd.learn_stream([1, 1], [0, 0], [3.0, 3.0])
     >>> ogd.W_.tolist(), losses.tolist()

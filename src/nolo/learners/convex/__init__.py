@@ -1,4 +1,5 @@
-"""The OCO notes' worked examples as learners (Cornell CS 6783, lecture 14, section 2).
+"""Convex online learners: projected (or proximal) OGD on convex losses over convex sets, the OCO notes' worked
+examples (Cornell CS 6783, lecture 14, section 2).
 
 * :class:`OnlineLinearSVM` -- hinge (or logistic, squared, smoothed hinge, absolute) loss over an
   L2 ball (or L1 ball, box), projected OGD with the notes' step and regret bound;
@@ -13,8 +14,8 @@ step in :mod:`nolo.oco.projected_step`, the certified hindsight solvers
 :mod:`nolo.oco.hindsight` and the notes' bound (``notes_regret_bound``) in :mod:`nolo.oco.regret`.
 """
 
-from nolo.learners.oco_examples.linear import OnlineLasso, OnlineLassoL1Ball, OnlineLinearSVM, OnlineRidgeRegression
-from nolo.learners.oco_examples.matrix import MaxEntryOGD, TraceNormOGD
+from nolo.learners.convex.linear import OnlineLasso, OnlineLassoL1Ball, OnlineLinearSVM, OnlineRidgeRegression
+from nolo.learners.convex.matrix import MaxEntryOGD, TraceNormOGD
 
 __all__ = [
     "OnlineLinearSVM",

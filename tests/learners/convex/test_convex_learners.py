@@ -8,7 +8,7 @@ import pytest
 from nolo import NumericalError, ParameterError
 from nolo.experiments import plots
 from nolo.learners.base import Learner
-from nolo.learners.oco_examples import (
+from nolo.learners.convex import (
     MaxEntryOGD,
     OnlineLasso,
     OnlineLassoL1Ball,
@@ -64,7 +64,7 @@ def test_ridge_step_includes_penalty_gradient():
 
 def test_logistic_and_smoothed_hinge_slopes_match_nolo_losses():
     from nolo.losses import get_loss
-    from nolo.learners.oco_examples._loops import loss_and_slope
+    from nolo.learners.convex._loops import loss_and_slope
 
     for name, code, kw in (("logistic", 1, {}), ("smoothed_hinge", 3, {"s": 2.0}), ("hinge", 0, {}),
                            ("squared", 2, {}), ("absolute", 4, {})):

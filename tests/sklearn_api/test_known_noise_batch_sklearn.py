@@ -13,7 +13,7 @@ from nolo.batch import (
     replicate_covariance,
     total_least_squares,
 )
-from nolo.sklearn_api.css11 import GaussianNoiseKernelRegressor, KnownCovarianceRegressor, TwoCopyRegressor
+from nolo.sklearn_api.known_noise import GaussianNoiseKernelRegressor, KnownCovarianceRegressor, TwoCopyRegressor
 
 
 def _eiv(n=20_000, d=4, m=3, var=0.5, seed=0):

@@ -1,4 +1,4 @@
-"""Scikit-learn-style estimators for CSS10: fit on repeated noisy readings with unknown noise.
+"""Scikit-learn-style noisy-input kernel estimators (CSS10): fit on repeated noisy readings with unknown noise.
 
 A practitioner's data: ``n`` items, each measured a few times, one target per item, in any layout of
 :mod:`nolo.sklearn_api._inputs` (3-D array ``(n, m, d)``, ragged list of ``(m_i, d)`` arrays, or a long table
@@ -126,7 +126,7 @@ class _Count:
         self.n_items, self.row_item = n, None
 
 
-class _CSS10Estimator(Configurable):
+class _NoisyKernelEstimator(Configurable):
     default_loss = "squared"
     is_regressor = True
     _auto_eta = 0.1
@@ -268,7 +268,7 @@ class _CSS10Estimator(Configurable):
         return self.learner_.decision_function(self._features(self.scaler_.x(Xc)))
 
 
-class NoisyKernelRegressor(RegressorMixin, _CSS10Estimator):
+class NoisyKernelRegressor(RegressorMixin, _NoisyKernelEstimator):
     """Kernel regression from repeated noisy readings with unknown noise (CSS10 Algorithm 1, Lemma 1 estimates
     with erratum E1's factor ``y^n`` and E2's projection; see the module docstring).
 
@@ -387,7 +387,7 @@ class NoisyKernelRegressor(RegressorMixin, _CSS10Estimator):
         return _picklable(super().__getstate__())
 
 
-class NoisyKernelClassifier(ClassifierMixin, _CSS10Estimator):
+class NoisyKernelClassifier(ClassifierMixin, _NoisyKernelEstimator):
     """Binary kernel classification from repeated noisy readings (CSS10 Algorithm 1; see the module docstring).
 
     ``loss`` defaults to ``"smoothed_hinge"`` (any analytic classification loss: ``"exponential"``,

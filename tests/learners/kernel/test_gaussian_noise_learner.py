@@ -11,7 +11,7 @@ from nolo.kernels.radial import RadialKernelApproximation
 from nolo.kernels.surrogate import GaussianSurrogateKernel
 from nolo.experiments.css11._common import example_covariance
 from nolo.learners.base import Learner
-from nolo.learners.css11_kernel import GaussianNoiseKernelRegression, KernelOGDRegression
+from nolo.learners.kernel.gaussian_noise import GaussianNoiseKernelRegression, KernelOGDRegression
 from nolo.noise import ReplayOracle
 
 
