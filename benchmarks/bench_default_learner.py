@@ -75,7 +75,7 @@ def nolo_rate(X, y, T: int, repeats: int):
 def write_adf(path: str, X, y, log, K: int) -> None:
     """The logged rounds as VW cb_adf text: a shared line of the context, one line per action (the played one with
     ``0:cost:1/K``), a blank line."""
-    from nolo.experiments.am import vw as V
+    from nolo.papers.am import vw as V
 
     lines = V.feature_lines(X)
     acts = [f"|a a{k}" for k in range(K)]
@@ -111,7 +111,7 @@ def vw_native(path: str, T: int, repeats: int, cache: bool) -> float:
 
 
 def vw_python(X, y, T: int) -> float:
-    from nolo.experiments.am.vs_peers_vw import _vw_adf
+    from nolo.papers.am.vs_peers_vw import _vw_adf
 
     r = _vw_adf(X, y, T, *RATES, env_seed=1, seed=0, args="--cb_explore_adf --squarecb -q sa", checkpoints=[T])
     return T / float(r["seconds"][0])

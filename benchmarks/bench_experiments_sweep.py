@@ -12,7 +12,7 @@ import os
 import tempfile
 import time
 
-from nolo.experiments.demo import demo_spec
+from nolo.papers.demo import demo_spec
 from nolo.experiments.sweep import run_sweep
 
 

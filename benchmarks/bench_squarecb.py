@@ -77,7 +77,7 @@ def best_rate(make, X, y, T, repeats, runner=run_stream) -> tuple[float, float]:
 
 
 def vw_rate(X, y, T: int) -> tuple[float, float]:
-    from nolo.experiments.am.vs_peers_vw import _vw_adf
+    from nolo.papers.am.vs_peers_vw import _vw_adf
 
     r = _vw_adf(X, y, T, 0.2, 0.2, env_seed=1, seed=0, args="--cb_explore_adf --squarecb -q sa", checkpoints=[T])
     return T / float(r["seconds"][0]), float(r["error_rate"][0])
@@ -96,7 +96,7 @@ def main(argv=None) -> None:
     reps = 1 if args.quick else args.repeats
     vw = not args.no_vw
     if vw:
-        from nolo.experiments.am import vw as V
+        from nolo.papers.am import vw as V
 
         vw = V.available()
     bw = copy_bandwidth()

@@ -1,5 +1,5 @@
 """The package's import graph runs downwards only (issue 10): no subpackage imports one above it, lazily or not.
-The layers, lowest first, follow docs/architecture (cli -> experiments -> learners -> kernels/losses/noise ->
+The layers, lowest first, follow docs/architecture (cli -> papers -> experiments -> learners -> kernels/losses/noise ->
 estimators; oco = math only).  And no module's imports, lazy ones included, lead back to it: no cycle."""
 
 import ast
@@ -17,7 +17,8 @@ RANK = {
     "learners": 6,
     "checks": 7, "sklearn_api": 7, "offpolicy": 7,
     "experiments": 8,
-    "cli": 9,
+    "papers": 9,
+    "cli": 10,
 }
 ROOT = pathlib.Path(nolo.__file__).parent
 

@@ -14,7 +14,7 @@ import psutil
 import pytest
 from click.testing import CliRunner
 
-from nolo.experiments.demo import demo_spec
+from nolo.papers.demo import demo_spec
 from nolo.experiments.sweep import run_map, run_sweep
 
 CLI = [sys.executable, "-c", "from nolo.cli import main; main()"]

@@ -28,7 +28,7 @@ import nolo.offpolicy.learn
 import nolo.offpolicy.logs
 from nolo.cli import main
 from nolo.exceptions import ParameterError
-from nolo.experiments.demo import demo_spec
+from nolo.papers.demo import demo_spec
 from nolo.experiments.reproduce import reproduce, select_experiments
 
 NOBODY = 65534

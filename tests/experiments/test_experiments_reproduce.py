@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from nolo.exceptions import ParameterError
-import nolo.experiments.demo  # noqa: F401  (registers demo/noisy-regression)
+import nolo.papers
+import nolo.papers.demo  # noqa: F401  (registers demo/noisy-regression)
 from nolo.experiments import Claim, ExperimentResult, PaperRow, experiment, registry
 from nolo.experiments.registry import get_experiments, load_experiment_modules, register_experiment
 
@@ -36,7 +37,8 @@ def test_registration_is_validated(scratch_registry):
     def f(ctx):
         return ExperimentResult()
 
-    with pytest.raises(ParameterError, match="paper must be one of 'demo', 'css10', 'css11', 'am', 'oco'"):
+    with pytest.raises(ParameterError, match=r"paper 'css12' is not registered: call register_paper\('css12'.*"
+                                             r"registered: demo, css10, css11, am, oco, practice"):
         register_experiment(f, paper="css12", id="x", title="t")
     with pytest.raises(ParameterError, match="id must be a short id"):
         register_experiment(f, paper="demo", id="Bad Id", title="t")
@@ -65,6 +67,73 @@ def test_missing_modules_are_skipped_but_broken_ones_raise(tmp_path, monkeypatch
     with pytest.raises(ModuleNotFoundError) as info:
         load_experiment_modules(("nolo_fake_exps.broken",))
     assert info.value.name == "nolo_fake_dependency_that_is_absent"
+
+
+def test_a_paper_is_registered_before_its_experiments_and_validated(scratch_registry):
+    from nolo.experiments.registry import PAPERS, register_paper
+
+    saved = PAPERS.items()
+    try:
+        for bad, match in (("Bad Id", "paper id must be a short id"), ("all", "paper id must be"),
+                           (3, "paper id must be")):
+            with pytest.raises(ParameterError, match=match):
+                register_paper(bad, name="x")
+        with pytest.raises(ParameterError, match="name must be a string"):
+            register_paper("p2", name=3)
+        with pytest.raises(ParameterError, match="rank must be an integer"):
+            register_paper("p2", name="x", rank=True)
+        assert "p2" not in PAPERS
+        register_paper("zeta", name="Zeta et al.", adds="more", rank=-1)  # ranked first
+        register_paper("omega", name="Omega")  # unranked: after nolo's papers
+        assert registry.papers() == ("zeta", *nolo.papers.PAPERS, "omega")
+        assert registry.check_paper("omega") == "omega"
+    finally:
+        PAPERS.clear()
+        for key, paper in saved:
+            PAPERS.register(key, paper)
+
+
+def test_another_distributions_papers_are_found_through_the_entry_point(tmp_path, monkeypatch, scratch_registry):
+    """The engine knows no paper: a package that declares a ``nolo.papers`` entry point is reproduced like
+    nolo's own (here an entry point made by hand, as the one its installed metadata would give)."""
+    from importlib.metadata import EntryPoint
+
+    from nolo.experiments.registry import PAPERS
+
+    pkg = tmp_path / "nolo_third_party_papers"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "from nolo.experiments import Claim, ExperimentResult, experiment, register_paper\n"
+        "def register():\n"
+        "    register_paper('mine', name='Mine (2026)', reproduced='my claim')\n"
+        "    experiment(paper='mine', id='fig1', title='My figure')(fig1)\n"
+        "def fig1(ctx):\n"
+        "    return ExperimentResult(figures={'one': 1.0}, claims=[Claim('one is positive', 'one', '>', 0)])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    eps = [EntryPoint("zz-mine", "nolo_third_party_papers:register", "nolo.papers"),
+           EntryPoint("nolo", "nolo.papers:register", "nolo.papers")]
+    monkeypatch.setattr(registry, "entry_points", lambda group: [ep for ep in eps if ep.group == group])
+    saved = PAPERS.items()
+    try:
+        assert registry.load_experiment_modules() == ["nolo", "zz-mine"]  # nolo's own first
+        assert registry.papers()[-1] == "mine"
+        from nolo.experiments import reproduce as reproduce_mod
+        from nolo.experiments.report import paper_paragraphs
+
+        rep = reproduce_mod.reproduce("mine", quick=True, out=tmp_path / "out")
+        assert rep.all_hold and [o.experiment.key for o in rep.outcomes] == ["mine/fig1"]
+        (para,) = paper_paragraphs(rep.outcomes, quick=True)
+        assert (para["paper"], para["name"], para["reproduced"]) == ("mine", "Mine (2026)", "my claim")
+    finally:
+        PAPERS.clear()
+        for key, paper in saved:
+            PAPERS.register(key, paper)
+
+
+def test_the_command_line_names_nolos_papers():
+    from nolo.cli.experiments import reproduce
+
+    assert ", ".join(nolo.papers.PAPERS[:-1]) + " or " + nolo.papers.PAPERS[-1] in " ".join(reproduce.help.split())
 
 
 def test_result_claims_and_rows():
@@ -154,9 +223,11 @@ def test_reproduce_all_covers_every_paper_module(monkeypatch, tmp_path, scratch_
 
     from nolo.experiments import reproduce as reproduce_mod
 
-    loaded = load_experiment_modules()
-    for name in registry.EXPERIMENT_MODULES:
-        assert (name in loaded) == (importlib.util.find_spec(name) is not None)
+    assert load_experiment_modules() == ["nolo"]  # nolo's entry point (pyproject.toml) registers its papers
+    assert registry.papers() == nolo.papers.PAPERS
+    for paper in nolo.papers.PAPERS:
+        assert importlib.util.find_spec(f"nolo.papers.{paper}") is not None
+        assert get_experiments(paper), paper
     expected = [e.key for e in get_experiments("all")]
     assert expected[0] == "demo/noisy-regression"
     ran = []
@@ -545,7 +616,7 @@ def test_am_horizon_claims_are_deferred_at_quick_scale_and_explained():
     import re
     from pathlib import Path
 
-    src = (Path(__file__).resolve().parents[2] / "src" / "nolo" / "experiments" / "am" / "curves.py").read_text()
+    src = (Path(__file__).resolve().parents[2] / "src" / "nolo" / "papers" / "am" / "curves.py").read_text()
     docs = (Path(__file__).resolve().parents[2] / "docs" / "am-reproduction.md").read_text()
     whys = re.findall(r'why="[^"]*docs/am-reproduction\.md#([\w-]+)"', src)
     assert len(whys) >= 5

@@ -165,7 +165,7 @@ def test_bandit_mistakes_and_feedback_channel():
 
 
 def test_a_run_is_a_pure_function_of_spec_learner_and_seed():
-    from nolo.experiments.demo import demo_spec
+    from nolo.papers.demo import demo_spec
 
     spec = demo_spec(rounds=300, record_every=50)
     a = run_learner(spec, "unbiased", 1).frame.drop(columns=list(TIMING_COLUMNS))
@@ -177,7 +177,7 @@ def test_a_run_is_a_pure_function_of_spec_learner_and_seed():
 
 def test_run_learner_rejects_a_grid_and_an_unknown_learner():
     from nolo.exceptions import ParameterError
-    from nolo.experiments.demo import demo_spec
+    from nolo.papers.demo import demo_spec
 
     spec = demo_spec(rounds=20, record_every=10)
     with pytest.raises(ParameterError, match="learner must be one of unbiased, known-cov, naive"):

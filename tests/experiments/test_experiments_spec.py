@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import pytest
 
-from nolo.experiments.demo import demo_spec
+from nolo.papers.demo import demo_spec
 from nolo.experiments.spec import ExperimentSpec, SpecError, dumps_toml
 
 
@@ -62,7 +62,7 @@ CASES = [
     (lambda d: d["learners"][0]["params"].update(radius=-1.0), "learners[0].params.radius", ["radius", "> 0"]),
     (lambda d: d["learners"][0]["params"].update(etaa=1.0), "learners[0].params.etaa",
      ["unknown parameter", "radius, step, x_bound, y_bound, horizon, seed"]),
-    (lambda d: d["learners"][1].update({"class": "nolo.experiments.demo.Nope"}), "learners[1].class",
+    (lambda d: d["learners"][1].update({"class": "nolo.papers.demo.Nope"}), "learners[1].class",
      ["unknown class"]),
     (lambda d: d["learners"][1].update({"class": "nolo.learners.ogd.ProjectedOGD"}), "learners[1].class",
      ["'full_information'", "'noisy_input'"]),
@@ -189,9 +189,9 @@ def test_nested_component_errors_name_the_nested_field(constraint, path, words):
 def _shipped():
     from pathlib import Path
 
-    import nolo.experiments
+    import nolo.papers
 
-    return sorted((Path(nolo.experiments.__file__).parent / "specs").glob("*.yaml"))
+    return sorted((Path(nolo.papers.__file__).parent / "specs").glob("*.yaml"))
 
 
 def test_one_shipped_spec_per_paper_at_least():

@@ -18,7 +18,7 @@ import pytest
 from nolo.exceptions import NumericalError, PersistenceError
 from nolo.experiments import load_results
 from nolo.experiments import sweep as sweep_mod
-from nolo.experiments.demo import demo_spec
+from nolo.papers.demo import demo_spec
 from nolo.experiments.store import (META_KEY, CorruptRunError, UncheckedRunError, is_complete, read_run,
                                     read_run_meta, read_run_meta_or_none, verify_run, write_index, write_run)
 from nolo.experiments.sweep import code_version, run_map, run_sweep, sweep_session

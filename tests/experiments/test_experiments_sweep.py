@@ -16,7 +16,7 @@ import pytest
 
 from nolo import __version__
 from nolo.experiments import load_results
-from nolo.experiments.demo import demo_spec
+from nolo.papers.demo import demo_spec
 from nolo.experiments.runner import TIMING_COLUMNS
 from nolo.experiments.store import aggregate, read_index, read_run_meta
 from nolo.experiments.sweep import plan_sweep, run_map, run_sweep
@@ -184,7 +184,7 @@ def test_run_map_code_scope_keys_runs_by_the_named_sources_only(tmp_path, monkey
 
     counter = tmp_path / "count"
     tasks = [{"x": 3.0, "seed": 0, "counter": str(counter)}]
-    scope = ["experiments/am/vw.py", "datasets/"]
+    scope = ["papers/am/vw.py", "datasets/"]
     run_map(square_and_count, tasks, tmp_path / "m", name="sq", code_scope=scope)
     from nolo.experiments.store import read_run_meta_or_none
 

@@ -250,7 +250,7 @@ def loader_targets() -> list[Target]:
     import yaml
 
     from nolo.datasets import load_csv, load_dataset, load_svmlight, read_idx, write_idx
-    from nolo.experiments.demo import demo_spec
+    from nolo.papers.demo import demo_spec
     from nolo.experiments.spec import ExperimentSpec
     from nolo.learners.base import Learner
 

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 import fuzz_harness as H
-from nolo.experiments.demo import demo_spec
+from nolo.papers.demo import demo_spec
 from nolo.experiments.spec import ExperimentSpec, SpecError
 
 

@@ -7,7 +7,7 @@ import pytest
 from scipy.integrate import quad
 
 from nolo import NumericalError, ParameterError
-from nolo.experiments.css11._common import example_covariance, mixed_noise, zscores
+from nolo.papers.css11._common import example_covariance, mixed_noise, zscores
 from nolo.kernels.radial import (
     RadialKernelApproximation,
     approx_radial_kernel,

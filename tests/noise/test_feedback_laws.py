@@ -320,7 +320,7 @@ def test_the_vw_replays_call_the_shared_rule():
     """The experiments' VW replays flip with the law's compiled rule, not a copy of it."""
     import inspect
 
-    from nolo.experiments.am import vs_peers_vw, vw
+    from nolo.papers.am import vs_peers_vw, vw
 
     for mod in (vw, vs_peers_vw):
         src = inspect.getsource(mod)

@@ -1,6 +1,6 @@
 """NREst's existing paths give the numbers they gave before the anchors rule was added (issue 13).
 
-The AM reproduction (src/nolo/experiments/am/noise_rates.py) and RCINE call NREst with the pooled rule;
+The AM reproduction (src/nolo/papers/am/noise_rates.py) and RCINE call NREst with the pooled rule;
 adding rules must not move them.  The values below were recorded from the code at 5a5dcd4 (before the
 change) on this log; a tolerance of 1e-6 leaves room for BLAS rounding on other machines, while any change
 to the network, the split, the epochs or the read-out moves them by 1e-3 or more.

@@ -82,7 +82,7 @@ def test_cv_folds_through_the_sklearn_estimator():
 
 def _ill_posed(seed=0, n=200, d=20, m=2, r=2.0):
     """The practice grid's generator with seeds 200+ (not the experiment's)."""
-    from nolo.experiments.practice.eiv import synthetic_cell
+    from nolo.papers.practice.eiv import synthetic_cell
 
     R, y, Xt, w = synthetic_cell(m, r, d, n, 200 + seed)
     return R, y, Xt, Xt @ w

@@ -1,6 +1,6 @@
 """``nolo demo``: a one-minute tour -- learners that correct for input noise vs learners that ignore it.
 
-The demo experiment's problem (:func:`nolo.experiments.demo.demo_spec`): a
+The demo experiment's problem (:func:`nolo.papers.demo.demo_spec`): a
 noisy-input linear regression (CSS10 section 2: each instance is seen only
 through an oracle of independent noisy copies, noise of the order of the
 signal), played for a few thousand rounds over three seeds by the experiment
@@ -35,7 +35,7 @@ LABELS = {
 
 def run_demo(rounds: int = 4000, noise_std: float = 0.5, progress=None) -> list[dict]:
     """Run the demo problems; one summary row per (problem, learner), averaged over the spec's seeds."""
-    from nolo.experiments.demo import demo_spec
+    from nolo.papers.demo import demo_spec
     from nolo.experiments.plots import fit_slope
     from nolo.experiments.runner import run_learner
 

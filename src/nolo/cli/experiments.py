@@ -25,7 +25,8 @@ import click
 
 from nolo._validation import check_writable_dir, check_writable_file
 from nolo.exceptions import NoloError
-from nolo.experiments.registry import PAPERS
+from nolo.experiments.registry import check_paper, load_experiment_modules  # without the platform's extra, these
+# commands are stand-ins naming the pip command (nolo.cli._group)
 
 _BACKENDS = click.Choice(["local", "dask"])
 _log = logging.getLogger("nolo.cli")
@@ -236,7 +237,7 @@ def run(spec, out, jobs, backend, scheduler, seeds, force, quiet, verbose):
 
 
 @click.command(epilog=_STOPPING)
-@click.argument("paper", type=click.Choice(["all", *PAPERS]))
+@click.argument("paper", metavar="PAPER")
 @click.option("--quick", is_flag=True, help="Reduced version (fewer rounds and seeds); minutes on 2 cores.")
 @click.option("--out", "out", default="nolo-out", show_default=True, type=click.Path(file_okay=False),
               help="Output directory (runs, figures, report.md/html, summary.json, timings.json).")
@@ -263,10 +264,18 @@ def run(spec, out, jobs, backend, scheduler, seeds, force, quiet, verbose):
 @_with_verbosity
 def reproduce(paper, quick, out, only, seeds, rounds, data_dir, jobs, backend, scheduler, force, strict,
               embed_figures, quiet, verbose):
-    """Reproduce PAPER's experiments (or all): runs, figures, report and OUT/summary.json."""
+    """Reproduce PAPER's experiments (or all): runs, figures, report and OUT/summary.json.
+
+    PAPER is all, demo, css10, css11, am, oco or practice, or a paper that another installed package adds
+    (entry point group nolo.papers)."""
     from nolo.experiments.report import console_summary
     from nolo.experiments.reproduce import reproduce as _reproduce
 
+    load_experiment_modules()  # the installed papers (entry points): nolo's and any other package's
+    try:
+        check_paper(paper)
+    except NoloError as exc:
+        raise click.BadParameter(str(exc), param_hint="PAPER") from None
     _check_backend(backend, scheduler)
     _setup_logging(quiet, verbose)
     seed_arg = _parse_seeds(seeds, count_ok=True)

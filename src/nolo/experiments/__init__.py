@@ -1,4 +1,5 @@
-"""Experiments: the registry, the round loop (``play``), resumable sweeps, declarative specs, results, reports.
+"""The experiment engine: the registry, the round loop (``play``), resumable sweeps, declarative specs, results,
+reports.  It knows no paper: the papers are packages of their own (:mod:`nolo.papers`) found through an entry point.
 
 See ``docs/experiments.md``.  A paper experiment is ``func(ctx)`` registered with :func:`experiment`;
 it maps module-level tasks with ``ctx.map`` and each task plays learners on a stream with
@@ -17,20 +18,21 @@ check("experiments", "the experiment platform")  # one line naming the pip comma
 from nolo.experiments.context import Context  # noqa: E402
 from nolo.experiments.play import BanditStream, PlayResult, Stream, play
 from nolo.experiments.registry import (
-    EXPERIMENT_MODULES,
     PAPERS,
     Experiment,
+    Paper,
     experiment,
     get_experiment,
     get_experiments,
     load_experiment_modules,
+    papers,
     register_experiment,
+    register_paper,
 )
 from nolo.experiments.result import Claim, ExperimentResult, Figure, PaperRow
 
 __all__ = [
     "BanditStream",
-    "EXPERIMENT_MODULES",
     "PAPERS",
     "Claim",
     "Context",
@@ -44,7 +46,10 @@ __all__ = [
     "get_experiment",
     "get_experiments",
     "load_experiment_modules",
+    "Paper",
+    "papers",
     "register_experiment",
+    "register_paper",
     "load_results",
     "play",
 ]

@@ -1,12 +1,13 @@
 """The experiment registry: what ``nolo reproduce`` knows how to run.
 
-A paper module (``nolo.experiments.css10``, ``...css11``, ``...am``, and the
-built-in ``nolo.experiments.demo``) registers each of its experiments with the
-:func:`experiment` decorator::
+The engine knows no paper.  A paper package registers itself with :func:`register_paper` (its name and the
+plain-language paragraphs of the report) and each of its experiments with the :func:`experiment` decorator::
 
-    from nolo.experiments import experiment, ExperimentResult
+    from nolo.experiments import experiment, register_paper, ExperimentResult
 
-    @experiment(paper="css10", id="fig1", title="Kernel learner vs noise level (CSS10 Fig. 1)")
+    register_paper("mypaper", name="Me et al., My Paper (2026)", reproduced="...")
+
+    @experiment(paper="mypaper", id="fig1", title="Kernel learner vs noise level (Fig. 1)")
     def fig1(ctx):
         ...
         return ExperimentResult(figures=..., claims=...)
@@ -17,11 +18,15 @@ An experiment that has a horizon in rounds declares ``takes_rounds=True`` and re
 estimator draws or samples, not rounds).
 
 The experiments live in :data:`EXPERIMENTS`, a :class:`nolo._registry.Registry` keyed ``"paper/id"``
-(the one name -> object mechanism of nolo).
+(the one name -> object mechanism of nolo), the papers in :data:`PAPERS`.
 
-``nolo reproduce`` imports the modules of :data:`EXPERIMENT_MODULES` in order;
-a module that does not exist yet is skipped (only a ``ModuleNotFoundError``
-naming exactly that module), any other import error propagates.
+Which packages hold papers is found, not known: :func:`load_experiment_modules` calls every entry point of the
+group ``nolo.papers``.  The distribution ``nolo`` declares ``nolo.papers:register``, which imports the
+demo, CSS10, CSS11, AM, the OCO notes and the practice experiments; another distribution adds its papers the same
+way, in its own ``pyproject.toml``::
+
+    [project.entry-points."nolo.papers"]
+    mypaper = "mypackage.experiments:register"
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Callable
 
 from nolo._registry import Registry
@@ -37,8 +43,11 @@ from nolo.exceptions import ParameterError
 __all__ = [
     "PAPERS",
     "EXPERIMENTS",
+    "ENTRY_POINT_GROUP",
+    "Paper",
+    "register_paper",
+    "papers",
     "check_paper",
-    "EXPERIMENT_MODULES",
     "Experiment",
     "experiment",
     "register_experiment",
@@ -48,25 +57,58 @@ __all__ = [
     "clear_registry",
 ]
 
-#: papers an experiment may belong to, in report order ("demo" is the built-in demonstration).  The one
-#: list: the CLI's choices, the report order and the modules below derive from it, so that a new paper is
-#: one word here (and its module ``nolo.experiments.<paper>``).
-PAPERS: tuple[str, ...] = ("demo", "css10", "css11", "am", "oco", "practice")
+#: the entry-point group whose callables register the installed papers (see :func:`load_experiment_modules`)
+ENTRY_POINT_GROUP = "nolo.papers"
 
-#: modules imported by ``nolo reproduce``, in report order.
-EXPERIMENT_MODULES: tuple[str, ...] = tuple(f"nolo.experiments.{p}" for p in PAPERS)
 
+@dataclass(frozen=True)
+class Paper:
+    """A paper (or a collection of experiments, such as the demo) and the report's paragraphs about it.
+
+    ``rank`` orders the papers in reports and listings (then registration order); ``reproduced``,
+    ``not_reproduced`` and ``adds`` are the plain-language paragraph at the top of its part of the report."""
+
+    id: str
+    name: str
+    reproduced: str = ""
+    not_reproduced: str = ""
+    adds: str = ""
+    rank: int = 1_000
+
+
+#: paper id -> :class:`Paper`
+PAPERS = Registry("paper")
+
+_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+
+
+def register_paper(id: str, *, name: str, reproduced: str = "", not_reproduced: str = "", adds: str = "",
+                   rank: int = 1_000) -> Paper:
+    """Register paper ``id`` (re-registering the same id replaces it: a package imported again)."""
+    if not isinstance(id, str) or not _ID_RE.match(id) or id == "all":
+        raise ParameterError(f"paper id must be a short id of lowercase letters, digits, '-' or '_' (not 'all'), "
+                             f"got {id!r}")
+    for field, value in (("name", name), ("reproduced", reproduced), ("not_reproduced", not_reproduced),
+                         ("adds", adds)):
+        if not isinstance(value, str):
+            raise ParameterError(f"{field} must be a string, got {type(value).__name__}")
+    if isinstance(rank, bool) or not isinstance(rank, int):
+        raise ParameterError(f"rank must be an integer, got {rank!r}")
+    return PAPERS.register(id, Paper(id, name or id, reproduced, not_reproduced, adds, rank), replace=True)
+
+
+def papers() -> tuple[str, ...]:
+    """The registered papers' ids, in report order (``rank``, then registration order)."""
+    names = list(PAPERS.names())
+    return tuple(sorted(names, key=lambda p: (PAPERS[p].rank, names.index(p))))
 
 
 def check_paper(paper: str, allow_all: bool = True) -> str:
-    """``paper`` if it is one of :data:`PAPERS` (or ``"all"`` where allowed); else ParameterError naming them."""
-    allowed = (("all",) if allow_all else ()) + PAPERS
+    """``paper`` if it is a registered paper (or ``"all"`` where allowed); else ParameterError naming them."""
+    allowed = (("all",) if allow_all else ()) + papers()
     if paper not in allowed:
         raise ParameterError(f"paper must be one of {', '.join(map(repr, allowed))}, got {paper!r}")
     return paper
-
-
-_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 
 
 @dataclass(frozen=True)
@@ -110,7 +152,9 @@ def register_experiment(
     takes_rounds: bool = False,
 ) -> Experiment:
     """Register ``func`` as experiment ``paper/id`` (the function form of :func:`experiment`)."""
-    check_paper(paper, allow_all=False)
+    if paper not in PAPERS:
+        raise ParameterError(f"paper {paper!r} is not registered: call register_paper({paper!r}, name=...) before "
+                             f"registering its experiments (registered: {', '.join(papers()) or 'none'})")
     if not isinstance(id, str) or not _ID_RE.match(id):
         raise ParameterError(
             f"id must be a short id of lowercase letters, digits, '-' or '_' (at most 48 characters), got {id!r}"
@@ -165,17 +209,26 @@ def experiment(
 
 
 def clear_registry() -> None:
-    """Forget every registered experiment (for tests)."""
+    """Forget every registered experiment and paper (for tests)."""
     EXPERIMENTS.clear()
+    PAPERS.clear()
 
 
-def load_experiment_modules(modules: tuple[str, ...] = EXPERIMENT_MODULES) -> list[str]:
-    """Import the experiment modules; returns the names of those that exist.
+def load_experiment_modules(modules: tuple[str, ...] | None = None) -> list[str]:
+    """Register the installed papers; returns the names of what was loaded.
 
-    A module is skipped only when importing it raises ``ModuleNotFoundError``
-    whose ``.name`` is that very module (it has not been written yet); any
-    other error -- a syntax error, a missing dependency inside it -- propagates.
+    Without ``modules``, call every entry point of the group :data:`ENTRY_POINT_GROUP` (``nolo``'s own
+    first, then the others by name) and return their names.
+
+    With ``modules`` (dotted module names), import those instead: each registers its paper and experiments on
+    import.  A module is skipped only when importing it raises ``ModuleNotFoundError`` whose ``.name`` is
+    that very module; any other error -- a syntax error, a missing dependency inside it -- propagates.
     """
+    if modules is None:
+        eps = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.name != "nolo", ep.name))
+        for ep in eps:
+            ep.load()()
+        return [ep.name for ep in eps]
     loaded = []
     for name in modules:
         try:
@@ -194,7 +247,7 @@ def get_experiments(paper: str = "all") -> list[Experiment]:
     exps = [e for _, e in EXPERIMENTS.items()]
     if paper != "all":
         exps = [e for e in exps if e.paper == paper]
-    order = {p: i for i, p in enumerate(PAPERS)}
+    order = {p: i for i, p in enumerate(papers())}
     return sorted(exps, key=lambda e: order[e.paper])  # stable: registration order within a paper
 
 

@@ -11,7 +11,7 @@ computed, wall-clock figures such as ``seconds_nrest``) go to
 ``report.html`` opens with a contents list (one link per experiment, with its
 claims held / failed / deferred), the summary as a table (each row linking to
 its experiment's section, then the failed claims grouped by cause) and one
-plain-language paragraph per paper (``templates/papers.yaml``).  Per
+plain-language paragraph per paper (given by the paper's :func:`~nolo.experiments.registry.register_paper`).  Per
 experiment come its claims (a dataset x setting grid when the claims are keyed
 that way), the paper's numbers beside ours, the plots, and then the named
 figures and data tables folded in ``<details>`` elements, so the page is as
@@ -43,7 +43,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from nolo import __version__
-from nolo.experiments.registry import PAPERS, Experiment
+from nolo.experiments.registry import PAPERS, Experiment, papers
 from nolo.experiments.result import STATUSES, ExperimentResult, is_timing
 
 __all__ = ["ExperimentOutcome", "summary_dict", "timings_dict", "write_summary", "write_timings", "write_markdown",
@@ -303,15 +303,12 @@ def console_summary(outcomes: list[ExperimentOutcome], quick: bool, out: Path | 
 
 def paper_paragraphs(outcomes: list[ExperimentOutcome], quick: bool) -> list[dict]:
     """One plain-language paragraph per paper present in ``outcomes``, with this run's counts."""
-    import yaml
-
-    texts = yaml.safe_load((_TEMPLATES / "papers.yaml").read_text(encoding="utf-8")) or {}
     out = []
-    for paper in PAPERS:
+    for paper in papers():
         mine = [o for o in outcomes if o.experiment.paper == paper]
         if not mine:
             continue
-        t = texts.get(paper, {})
+        t = PAPERS[paper]
         n = {s: sum(o.count(s) for o in mine) for s in STATUSES}
         counts = (f"This run ({scale_label(mine, quick)}): {n['holds']} of {sum(n.values())} claims "
                   f"hold, {n['fails']} fail")
@@ -323,8 +320,8 @@ def paper_paragraphs(outcomes: list[ExperimentOutcome], quick: bool) -> list[dic
         skipped = sorted({k for o in mine for k in o.skipped})
         if skipped:
             counts += f" Datasets skipped (files absent): {', '.join(skipped)}."
-        out.append({"paper": paper, "name": t.get("name", paper), "reproduced": t.get("reproduced", ""),
-                    "not_reproduced": t.get("not_reproduced", ""), "adds": t.get("adds", ""), "counts": counts})
+        out.append({"paper": paper, "name": t.name, "reproduced": t.reproduced, "not_reproduced": t.not_reproduced,
+                    "adds": t.adds, "counts": counts})
     return out
 
 

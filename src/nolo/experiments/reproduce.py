@@ -55,8 +55,8 @@ class ReproduceReport:
 def select_experiments(paper: str = "all", only=None):
     """The experiments of ``paper`` ("all" for every paper), restricted to ``only`` (ids such as
     ``error-curves`` or keys such as ``am/error-curves``) when given."""
-    check_paper(paper)
     load_experiment_modules()
+    check_paper(paper)
     exps = get_experiments(paper)
     if not exps:
         raise ParameterError(f"no experiments are registered for paper {paper!r} (its module is not written yet)")

@@ -59,8 +59,7 @@ MAX_SPEC_DEPTH = 32
 
 #: modules searched for a bare class name, per role.
 DEFAULT_MODULES = {
-    "learner": ("nolo.learners", "nolo.learners.linear", "nolo.learners.kernel", "nolo.learners.bandit",
-                "nolo.experiments.demo"),
+    "learner": ("nolo.learners", "nolo.learners.linear", "nolo.learners.kernel", "nolo.learners.bandit"),
     "noise": ("nolo.noise",),
     "feedback": ("nolo.noise",),
     "component": ("nolo.oco", "nolo.losses", "nolo.noise", "nolo.kernels", "nolo.estimators"),

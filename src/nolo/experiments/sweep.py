@@ -70,7 +70,7 @@ def code_version(scope: tuple[str, ...] | None = None) -> str:
     """``"<version>+<hash>"``: the package version and a hash of nolo's source files (those of
     ``_CODE_EXCLUDE`` aside; of their code, :func:`source_digest`, not of their comments and docstrings), stored with every run so that a run made by other code is recomputed.
 
-    ``scope``: only the files whose path (relative to the package, e.g. ``"experiments/am/vw.py"`` or
+    ``scope``: only the files whose path (relative to the package, e.g. ``"papers/am/vw.py"`` or
     ``"datasets/"``) starts with one of these prefixes -- for tasks whose numbers depend on a known part of the
     package (a peer library's runs: ``ctx.map(..., code_scope=...)``), so that a change elsewhere does not
     recompute them.  Every prefix must match a file (a misspelt one would silently drop a dependency)."""
@@ -82,7 +82,7 @@ def code_version(scope: tuple[str, ...] | None = None) -> str:
         for prefix in scope:
             if not isinstance(prefix, str) or not any(r.startswith(prefix) for r in rels):
                 raise ParameterError(f"code_scope entries must be path prefixes of nolo's source files (such as "
-                                     f"'experiments/am/vw.py' or 'datasets/'), got {prefix!r}, which matches none")
+                                     f"'papers/am/vw.py' or 'datasets/'), got {prefix!r}, which matches none")
         files = [p for p, r in zip(files, rels) if r.startswith(tuple(scope))]
     for p in files:
         h.update(p.relative_to(root).as_posix().encode())

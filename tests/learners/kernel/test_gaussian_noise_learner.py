@@ -9,7 +9,7 @@ import pytest
 from nolo import ParameterError
 from nolo.kernels.radial import RadialKernelApproximation
 from nolo.kernels.surrogate import GaussianSurrogateKernel
-from nolo.experiments.css11._common import example_covariance
+from nolo.papers.css11._common import example_covariance
 from nolo.learners.base import Learner
 from nolo.learners.kernel.gaussian_noise import GaussianNoiseKernelRegression, KernelOGDRegression
 from nolo.noise import ReplayOracle

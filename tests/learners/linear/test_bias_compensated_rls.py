@@ -455,7 +455,7 @@ def test_cv_folds_fixed_once_learning_started():
 def _guard_cell(n, d, seed=0, m=2, r=2.0):
     """The practice grid's generator with seeds 100+ (not the experiment's): readings, y, clean test inputs and
     their noiseless targets."""
-    from nolo.experiments.practice.eiv import synthetic_cell
+    from nolo.papers.practice.eiv import synthetic_cell
 
     R, y, Xt, w = synthetic_cell(m, r, d, n, 100 + seed)
     return R, y, Xt, Xt @ w

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from nolo import ParameterError
-from nolo.experiments.css11._common import example_covariance, mixed_noise, zscores
+from nolo.papers.css11._common import example_covariance, mixed_noise, zscores
 from nolo.learners.linear.gradients import (
     clean_gradient,
     known_covariance_gradient,

@@ -211,7 +211,7 @@ class KernelLabelTS(OneBitBanditLearner):
     (docs/squarecb.md#kernel-label-ts).  Its cost grows with the history (O(nnz min(t, budget)) per round), so
     for long streams prefer :class:`~nolo.learners.bandit.FastCB`.
 
-    Tuned on vs-peers' rows (50 unit-norm Nystroem coordinates, ``nolo.experiments.am.vs_peers.nys_rows``) at 10^4
+    Tuned on vs-peers' rows (50 unit-norm Nystroem coordinates, ``nolo.papers.am.vs_peers.nys_rows``) at 10^4
     rounds on stream seeds 1100-1119, never the experiment's 1000-1004: first (h, c) = (0.3, 8) on a prototype's
     USPS streams; then, on USPS under (0.4, 0.4), h in {0.2, 0.25, 0.3, 0.35} x c in {6, 8, 12, 16, 24}, where
     (0.25, 12-24) err 0.398-0.403 against (0.3, 8)'s 0.433; (0.25, 16) also errs 0.04-0.08 less than (0.3, 8) on

@@ -1,7 +1,0 @@
-"""AM experiments for ``nolo reproduce am``: error-curves (Fig. 2, 4-5), gamma-sweep (Fig. 3),
-noise-rates (Tables 1-2) and claims (the qualitative claims and the Theorem 4 bound)."""
-
-from nolo.experiments.am import curves, gamma_sweep, noise_rates  # noqa: F401
-from nolo.experiments.am import vs_peers  # noqa: F401
-
-__all__ = ["curves", "gamma_sweep", "noise_rates"]
