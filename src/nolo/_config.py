@@ -34,7 +34,7 @@ def _class_path(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-#: modules that moved (issue 30: modules named by method, learners grouped by family): old dotted prefix -> new.
+#: modules that moved (named by method, learners grouped by family): old dotted prefix -> new.
 #: A configuration or model file stores its classes as "module.QualName"; one saved under an old module path
 #: still loads (:func:`registered_class` reads it through :func:`moved_path`).  The old import paths are gone.
 MOVED_MODULES: dict[str, str] = {
