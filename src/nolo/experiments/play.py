@@ -335,13 +335,13 @@ def _play_bandit_rounds(learner, stream: BanditStream, record_every, progress) -
     """Any other bandit learner, round by round through the same environment (same examples, same flips: the
     law's per-round rule draws the uniform the compiled loop draws)."""
     from nolo.learners.bandit import ClassificationBandit
-    from nolo.learners.bandit._linear import LinearMulticlassMixin
+    from nolo.noise.feedback_laws import warn_if_correction_biased
 
     env = ClassificationBandit(stream.X, stream.y, stream.rho0, stream.rho1, order=stream.order, seed=stream.seed,
                                representation=stream.representation, feedback=stream.feedback)
     # the compiled loop's FeedbackLawWarning, for a learner here that corrects with fixed rates (it reads only the
     # learner's rho0/estimate_rates and the law)
-    LinearMulticlassMixin._check_feedback_law(learner, env.feedback_law)
+    warn_if_correction_biased(learner, env.feedback_law, stacklevel=3)
     T = int(stream.rounds)
     points = record_points(T, "log" if record_every is None else record_every)
     wrong = np.zeros(T, dtype=bool)

@@ -39,11 +39,13 @@ from numba.extending import overload
 
 from nolo._config import Configurable
 from nolo._validation import check_flip_rates, check_int, check_scalar
-from nolo.exceptions import ParameterError
+import warnings
+
+from nolo.exceptions import FeedbackLawWarning, ParameterError
 from nolo.random import as_generator
 
 __all__ = ["FeedbackLaw", "FlipMatrix", "ContextFlips", "ColumnRates", "ClassFlips", "MatrixFlips", "RowFlips",
-           "flip_bit", "flip_rates", "flip_one", "flip_many"]
+           "flip_bit", "flip_rates", "flip_one", "flip_many", "warn_if_correction_biased"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -470,3 +472,18 @@ def class_flips(rho0, rho1) -> ClassFlips:
     """The class-conditional record of validated rates (a ParameterError naming rho0 or rho1 otherwise)."""
     r0, r1 = check_flip_rates(rho0, rho1)
     return ClassFlips(float(r0), float(r1))
+
+
+def warn_if_correction_biased(learner, law, stacklevel: int = 2) -> None:
+    """One :class:`~nolo.exceptions.FeedbackLawWarning` when ``learner`` corrects the feedback with two fixed rates
+    (it has ``rho0``/``rho1``, or estimates two rates online: ``estimate_rates``) and plays under a ``law`` whose
+    rates are not two constants: the correction is biased there (the learner still runs).  The compiled stream and
+    the round-by-round environment both call it; ``stacklevel`` points the warning at their caller."""
+    fixed = getattr(learner, "rho0", None) is not None or bool(getattr(learner, "estimate_rates", False))
+    if law is None or law.constant_rates or not fixed:
+        return
+    lo, hi = law.kappa_range
+    warnings.warn(f"{type(learner).__name__} corrects the feedback with two fixed rates (rho0, rho1), which assumes "
+                  f"class-conditional flips with constant rates (FlipChannel); under the {type(law).__name__} "
+                  f"feedback law (kappa from {lo:.3g} to {hi:.3g}) its correction is biased",
+                  FeedbackLawWarning, stacklevel=stacklevel + 1)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import numbers
 import time
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,13 +21,14 @@ from numba import njit
 
 from nolo import _scale
 from nolo._validation import check_choice, check_int, check_scalar, check_state_bytes
-from nolo.exceptions import FeedbackLawWarning, PersistenceError, NumericalError, ParameterError
+from nolo.exceptions import PersistenceError, NumericalError, ParameterError
 from nolo.learners.bandit import _predict, _stream
 from nolo.learners.bandit._pcg64 import pcg64_state, store_pcg64_state
 from nolo.learners.bandit._simd import gather_dense
 from nolo.learners.bandit.simulator import canonical_csr, check_representable
 from nolo.learners.bandit.exploration import COROLLARIES, corollary_gamma
 from nolo.learners.base import BanditLearner
+from nolo.noise.feedback_laws import warn_if_correction_biased
 
 DTYPES = ("float64", "float32")
 _NO_LOG = np.zeros(0, dtype=np.int64)
@@ -286,19 +286,6 @@ class LinearMulticlassMixin:
                                  "(inf or NaN); state unchanged")
 
     # -- the compiled stream ------------------------------------------------------------------------
-    def _check_feedback_law(self, law) -> None:
-        """One FeedbackLawWarning when this learner corrects the feedback with fixed rates (it has ``rho0``/``rho1``)
-        and plays under a feedback law whose rates are not two constants: the correction is biased there (the
-        learner still runs).  A learner that estimates the two rates online assumes the same."""
-        fixed = getattr(self, "rho0", None) is not None or bool(getattr(self, "estimate_rates", False))
-        if law is None or law.constant_rates or not fixed:
-            return
-        lo, hi = law.kappa_range
-        warnings.warn(f"{type(self).__name__} corrects the feedback with two fixed rates (rho0, rho1), which assumes "
-                      f"class-conditional flips with constant rates (FlipChannel); under the {type(law).__name__} "
-                      f"feedback law (kappa from {lo:.3g} to {hi:.3g}) its correction is biased",
-                      FeedbackLawWarning, stacklevel=5)  # here < _play_stream < run < run_stream < the caller
-
     def _play_stream(self, src: _stream.StreamInput, n_rounds: int, checkpoints: np.ndarray, log: bool):
         """Play ``n_rounds`` rounds of ``src`` in the compiled loop, all or nothing.
 
@@ -311,7 +298,7 @@ class LinearMulticlassMixin:
         counters = np.zeros(4, dtype=np.int64)
         if "_scale_checked" not in self.__dict__:
             self._check_scale(src.X, 4)  # warn_scale < here < ClassificationBandit.run < run_stream < the caller
-        self._check_feedback_law(src.feedback_law)
+        warn_if_correction_biased(self, src.feedback_law, stacklevel=4)  # _play_stream < run < run_stream < caller
         snap = self._snapshot()
         shared = self.rng_ is src.env_generator
         lrn_state = None if shared else pcg64_state(self.rng_)
