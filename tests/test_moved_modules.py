@@ -1,5 +1,5 @@
-"""Files saved before a module moved still load (issue 30 item 5: modules named by method, learners grouped by
-family).  A model file, a configuration or a spec names its classes "module.QualName"; one written under an old
+"""Files saved before a module moved still load (modules named by method, learners grouped by family, the papers
+out of the experiment engine).  A model file, a configuration or a spec names its classes "module.QualName"; one written under an old
 module path is read through ``nolo._config.MOVED_MODULES``.  The old import paths themselves are gone."""
 
 import importlib
@@ -20,6 +20,7 @@ OLD_TO_NEW = {
     "nolo.sklearn_api.css10": "nolo.sklearn_api.noisy_kernel",
     "nolo.sklearn_api.css11": "nolo.sklearn_api.known_noise",
     "nolo.learners.bandit.environment": "nolo.learners.bandit.simulator",
+    **{f"nolo.experiments.{p}": f"nolo.papers.{p}" for p in ("demo", "css10", "css11", "am", "oco", "practice")},
 }
 
 
@@ -38,6 +39,13 @@ def test_moved_path_matches_whole_components_only():
     for unchanged in ("nolo.sklearn_api.css110.X", "nolo.learners.css11_kernels.X", "nolo.learners.ogd.ProjectedOGD",
                       "nolo.learners.convex.linear.OnlineLinearSVM", "nolo.sklearn_api.css10"):
         assert moved_path(unchanged) == unchanged
+
+
+def test_a_papers_own_class_loads_from_its_old_path():
+    """The papers left the experiment engine: a config naming CSS10's two-point noise at its old module loads."""
+    from nolo.papers.css10.one_copy import TwoPointNoise
+
+    assert registered_class("nolo.experiments.css10.one_copy.TwoPointNoise") is TwoPointNoise
 
 
 def _old_path(cls):

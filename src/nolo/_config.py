@@ -44,6 +44,8 @@ MOVED_MODULES: dict[str, str] = {
     "nolo.sklearn_api.css10": "nolo.sklearn_api.noisy_kernel",
     "nolo.sklearn_api.css11": "nolo.sklearn_api.known_noise",
     "nolo.learners.bandit.environment": "nolo.learners.bandit.simulator",
+    # the papers, out of the experiment engine (a paper's own classes, e.g. CSS10's two-point noise)
+    **{f"nolo.experiments.{p}": f"nolo.papers.{p}" for p in ("demo", "css10", "css11", "am", "oco", "practice")},
 }
 
 
