@@ -127,3 +127,17 @@ def test_the_check_sees_a_missing_package():
     """)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "['dask']"
+
+
+def test_every_data_file_of_the_package_is_in_the_wheel():
+    """Each non-Python file under src/nolo (templates, the papers' texts and specs) matches a package-data pattern:
+    a file left out works from a checkout and is missing from ``pip install .``."""
+    import fnmatch
+
+    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["nolo"]
+    src = ROOT / "src" / "nolo"
+    files = [p.relative_to(src).as_posix() for p in src.rglob("*")
+             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
+    assert "papers/papers.yaml" in files
+    missing = [f for f in files if not any(fnmatch.fnmatch(f, pat) for pat in patterns)]
+    assert not missing, f"not in [tool.setuptools.package-data]: {missing}"
