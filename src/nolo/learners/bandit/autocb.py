@@ -77,7 +77,7 @@ from nolo.learners.bandit import fastcb as F
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit import rate_oracle as RO
 from nolo.learners.bandit import squarecb as S
-from nolo.learners.bandit._linear import OneBitBanditLearner
+from nolo.learners.bandit._linear import OneBitBanditLearner, _record_arrays
 from nolo.learners.bandit._simd import padded, scores_padded
 from nolo.learners.bandit._stream import row_of
 from nolo.learners.base import check_state_column_sqnorms, check_state_range, check_state_spd, check_state_sqnorm
@@ -1039,19 +1039,28 @@ class AutoCB(OneBitBanditLearner):
     def _round_writes(self, idx, val, nnz, played):
         """What one round of :func:`autocb_update` writes, in the dense regime with the ridge oracle (the default
         below 257 features): the played label's ridge inverse and weights in both oracles, the memory's probe window
-        for (row, label), and the small arrays (normaliser moments, losses, rate estimate).  The rounds that
-        re-express the state (a doubling of the normaliser's count) or build the kernel (the first ``n_landmarks``
-        rounds), and the other regimes, may write anywhere: None."""
+        for (row, label), and the small arrays (normaliser moments, losses, rate estimate); while the kernel's
+        landmarks are gathered (its first ``n_landmarks`` rounds), also the row of the landmark buffer this round
+        fills.  A round that re-expresses the state (a doubling of the normaliser's count) or builds the kernel (the
+        round that fills the buffer) may rewrite any array but the memory, of which it too writes only the probe
+        window (the memory, 3 x ``memory_size`` entries, is most of the state).  The other regimes may write
+        anywhere: None."""
         dense, oracle, _ = self._regime(int(self.n_features_in_))
-        if (not dense or oracle != "ridge" or self.kernel_on_[0] == 0.0
-                or self.norm_count_[0] + 1.0 >= self.norm_count_[1]):
+        if not dense or oracle != "ridge":
             return None
         C = self.memory_keys_.shape[0]
         window = (int(memory_probe_start(idx, val, nnz, played, C)) + np.arange(_PROBES)) & (C - 1)
-        writes = [(self.W_, played), (self.P_, played), (self.memory_keys_, window), (self.memory_cnt_, window),
-                  (self.memory_tot_, window)]
+        memory = (self.memory_keys_, self.memory_cnt_, self.memory_tot_)
+        n = self.norm_count_[0] + 1.0  # the normaliser's count after this round
+        gathering = self.kernel_on_[0] == 0.0
+        if n >= self.norm_count_[1] or (gathering and n >= self.kernel_buf_.shape[0]):
+            rest = [a for a in (self.W_, *_record_arrays(self._round_record())) if not any(a is m for m in memory)]
+            return [(a, Ellipsis) for a in rest] + [(m, window) for m in memory]
+        writes = [(self.W_, played), (self.P_, played), *((m, window) for m in memory)]
         if self.kernel_on_[0] > 0.0:
             writes += [(self.kernel_P_, played), (self.kernel_W_, (slice(None), played))]
+        elif gathering:
+            writes.append((self.kernel_buf_, int(n) - 1))
         small = (self.norm_stats_, self.norm_count_, self.candidate_losses_, self.est_, self.hist_, self.rate_block_)
         return writes + [(a, Ellipsis) for a in small]
 
