@@ -93,6 +93,23 @@ def test_a_paper_is_registered_before_its_experiments_and_validated(scratch_regi
             PAPERS.register(key, paper)
 
 
+def test_no_installed_paper_is_said_plainly(monkeypatch, scratch_registry):
+    """A checkout imported without its package metadata has no entry point: the error says where papers come from."""
+    from nolo.experiments.registry import PAPERS
+
+    saved = PAPERS.items()
+    monkeypatch.setattr(registry, "entry_points", lambda group: [])
+    try:
+        PAPERS.clear()
+        assert registry.load_experiment_modules() == []
+        with pytest.raises(ParameterError, match="no papers are registered.*entry-point group 'nolo.papers'"):
+            registry.check_paper("css10")
+    finally:
+        PAPERS.clear()
+        for key, paper in saved:
+            PAPERS.register(key, paper)
+
+
 def test_another_distributions_papers_are_found_through_the_entry_point(tmp_path, monkeypatch, scratch_registry):
     """The engine knows no paper: a package that declares a ``nolo.papers`` entry point is reproduced like
     nolo's own (here an entry point made by hand, as the one its installed metadata would give)."""

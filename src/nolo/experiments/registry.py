@@ -105,6 +105,11 @@ def papers() -> tuple[str, ...]:
 
 def check_paper(paper: str, allow_all: bool = True) -> str:
     """``paper`` if it is a registered paper (or ``"all"`` where allowed); else ParameterError naming them."""
+    if not papers():
+        raise ParameterError(f"no papers are registered, so paper {paper!r} cannot be run: the installed papers register "
+                             f"through the entry-point group {ENTRY_POINT_GROUP!r} of their package's metadata "
+                             "(nolo's own: pip install nolo, or pip install -e . in a checkout), or call "
+                             "register_paper before registering experiments")
     allowed = (("all",) if allow_all else ()) + papers()
     if paper not in allowed:
         raise ParameterError(f"paper must be one of {', '.join(map(repr, allowed))}, got {paper!r}")
