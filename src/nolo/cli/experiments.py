@@ -25,8 +25,9 @@ import click
 
 from nolo._validation import check_writable_dir, check_writable_file
 from nolo.exceptions import NoloError
-from nolo.experiments.registry import check_paper, load_experiment_modules  # without the platform's extra, these
-# commands are stand-ins naming the pip command (nolo.cli._group)
+# without the platform's extra this import fails, and nolo.cli._group lists these commands as stand-ins naming the pip
+# command
+from nolo.experiments.registry import check_paper, load_experiment_modules
 
 _BACKENDS = click.Choice(["local", "dask"])
 _log = logging.getLogger("nolo.cli")
