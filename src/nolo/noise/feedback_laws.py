@@ -31,6 +31,7 @@ whose ``record`` builds it (see docs/bandit-core.md, "Feedback laws").
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -39,8 +40,6 @@ from numba.extending import overload
 
 from nolo._config import Configurable
 from nolo._validation import check_flip_rates, check_int, check_scalar
-import warnings
-
 from nolo.exceptions import FeedbackLawWarning, ParameterError
 from nolo.random import as_generator
 
