@@ -6,6 +6,9 @@ Rows (digits, 64 features, 10 classes, unit-norm rows; a (0.1, 0.1) flipped bit)
 * ``nolo <learner> act+learn``: ``act(x)`` then ``learn(x, played, bit)`` on a dense row, per round.
 * ``nolo default dict``: the default learner behind :class:`nolo.learners.bandit.dict_features.DictContexts` with a
   fixed vocabulary, ``act_one(x)`` then ``learn_one(x, played, bit)`` on a ``{"px0": v, ...}`` dict.
+* ``nolo default act_many+learn_many``: contexts arriving in batches of ``--batch`` (default 100): ``act_many(X)``
+  draws the batch's labels in one compiled call, the bits come back at the batch's end and ``learn_many`` learns
+  them in one more (feedback delayed by up to a batch: a different stream of plays than one round at a time).
 * ``nolo default run_stream``: the same learner over the same rounds in one compiled call (the upper bound).
 * ``River LinUCBDisjoint pull+update``: River's contextual bandit on the same dicts (a disjoint LinUCB, one Bayesian
   linear regression per arm).
@@ -14,7 +17,7 @@ Rows (digits, 64 features, 10 classes, unit-norm rows; a (0.1, 0.1) flipped bit)
 
 Ratios are against River's LinUCBDisjoint, measured in the same process.  Usage::
 
-    python benchmarks/bench_per_round.py [--rounds 20000] [--river-rounds 3000] [--markdown FILE]
+    python benchmarks/bench_per_round.py [--rounds 20000] [--river-rounds 3000] [--batch 100] [--markdown FILE]
 
 ``--markdown FILE`` also writes the table stamped with the version, the machine, its load and the command
 (``benchmarks/_markdown.py``); docs/performance.md includes ``docs/_generated/bench_per_round.md``.
@@ -53,6 +56,20 @@ def per_round(learner, X, y, order, flips) -> tuple[float, float]:
         right = a == y[i]
         mistakes += not right
         learner.learn(x, a, int(right) ^ int(f))
+    return len(order) / (time.perf_counter() - t0), mistakes / len(order)
+
+
+def per_batch(learner, X, y, order, flips, batch: int = 100) -> tuple[float, float]:
+    """(rounds/s, error) of ``act_many`` on each batch of arriving rows, then ``learn_many`` on their bits."""
+    mistakes = 0
+    t0 = time.perf_counter()
+    for lo in range(0, len(order), batch):
+        i, f = order[lo:lo + batch], flips[lo:lo + batch]
+        Xb = X[i]
+        a = learner.act_many(Xb)
+        right = a == y[i]
+        mistakes += int(np.count_nonzero(~right))
+        learner.learn_many(Xb, a, right.astype(np.int64) ^ f)
     return len(order) / (time.perf_counter() - t0), mistakes / len(order)
 
 
@@ -99,6 +116,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=20_000, help="rounds timed per nolo row")
     ap.add_argument("--river-rounds", type=int, default=3_000, help="rounds timed per River row")
+    ap.add_argument("--batch", type=int, default=100, help="contexts per act_many/learn_many call")
     ap.add_argument("--warmup", type=int, default=600, help="untimed rounds first (compilation, landmarks)")
     ap.add_argument("--markdown", metavar="FILE", help="also write the table as a stamped Markdown file")
     args = ap.parse_args(argv)
@@ -121,6 +139,8 @@ def main(argv=None) -> None:
     nolo_row("nolo default act+learn", lambda: default_learner(10, 0.1, 0.1, seed=0), per_round, X)
     nolo_row("nolo default dict act_one+learn_one",
              lambda: DictContexts(default_learner(10, 0.1, 0.1, seed=0), vocabulary=names), per_dict, D)
+    nolo_row("nolo default act_many+learn_many", lambda: default_learner(10, 0.1, 0.1, seed=0),
+             lambda m, data, yy, o, f: per_batch(m, data, yy, o, f, args.batch), X)
     nolo_row("nolo FastCB act+learn", lambda: FastCB(n_classes=10, rho0=0.1, rho1=0.1, seed=0), per_round, X)
     nolo_row("nolo SquareCB act+learn", lambda: SquareCB(n_classes=10, rho0=0.1, rho1=0.1, seed=0), per_round, X)
     nolo_row("nolo LinUCB act+learn", lambda: LinUCB(n_classes=10, rho0=0.1, rho1=0.1, seed=0), per_round, X)
@@ -151,13 +171,14 @@ def main(argv=None) -> None:
                                               "error"], table, align="lrrrr",
                               versions=package_versions("numpy", "numba", "river"),
                               intro=[f"digits, {args.rounds:,} rounds per nolo row and {R:,} per River row, after {w} "
-                                     "untimed rounds; one run:"])
+                                     f"untimed rounds; batches of {args.batch} contexts in the batch row; one run:"])
         print(f"wrote {path}")
 
 
 MARKDOWN_LABELS = {
     "nolo default act+learn": "`default_learner` `act` + `learn` (dense row)",
     "nolo default dict act_one+learn_one": "`default_learner` in `DictContexts` `act_one` + `learn_one` (dict)",
+    "nolo default act_many+learn_many": "`default_learner` `act_many` + `learn_many` (batches of arriving rows)",
     "nolo FastCB act+learn": "`FastCB` `act` + `learn`",
     "nolo SquareCB act+learn": "`SquareCB` `act` + `learn`",
     "nolo LinUCB act+learn": "`LinUCB` `act` + `learn`",

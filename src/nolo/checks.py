@@ -16,8 +16,9 @@ promises (see :mod:`nolo.learners.base`):
   one (``learn_stream`` against per-round ``learn``; for multiclass bandit
   learners :meth:`ClassificationBandit.run` against ``act``/``learn`` on an
   identical environment, and the stream's logged propensities against
-  ``act(x, return_probability=True)``'s); ``action_probabilities`` is pure and
-  gives a distribution per row.
+  ``act(x, return_probability=True)``'s, and ``act_many`` on a batch against
+  ``act`` row by row); ``action_probabilities`` is pure and gives a
+  distribution per row.
 
 A class says how to exercise it through two hooks with defaults on the base
 class, so a new learner is checked without registering anything:
@@ -43,6 +44,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import json
@@ -284,6 +286,14 @@ class _Game:
             for desc, played, fb in (("played = K", K, 1), ("played = -1", -1, 0), ("played = 0.5", 0.5, 1),
                                      ("feedback = 2", 0, 2), ("feedback = NaN", 0, np.nan)):
                 calls.append((f"learn({desc})", lambda p=played, f=fb: learner.learn(x, p, f)))
+            if hasattr(learner, "act_many"):
+                nan_X = np.tile(x, (3, 1))
+                nan_X[1, 0] = np.nan
+                for desc, bX in (("X with NaN", nan_X), ("X of the wrong dimension", np.ones((3, d + 1))),
+                                 ("X as a string", "abc"), ("X 3-d", np.ones((2, 2, d)))):
+                    calls.append((f"act_many({desc})", lambda bX=bX: learner.act_many(bX)))
+                calls.append(("act_many(return_probability='yes')",
+                              lambda: learner.act_many(self.X[:2], return_probability="yes")))
         elif self.protocol == "noisy_input":
             from nolo.noise import GaussianNoise, Oracle
 
@@ -463,7 +473,8 @@ def _has_probabilities(learner) -> bool:
 
 def check_stream_equals_rounds(cls: type, params: dict) -> None:
     """The compiled whole-stream path gives the state the per-round API gives (and, for a bandit learner that states
-    its propensities, the stream's log the per-round ``act(x, return_probability=True)``'s labels and probabilities)."""
+    its propensities, the stream's log the per-round ``act(x, return_probability=True)``'s labels and probabilities;
+    ``act_many`` on a batch the labels, probabilities and state of ``act`` row by row)."""
     kind = _has_stream(cls)
     if kind is None:
         return
@@ -530,6 +541,22 @@ def check_stream_equals_rounds(cls: type, params: dict) -> None:
                 or np.asarray([q for _, q in logged]).tobytes() != lg["propensity"].tobytes()):
             raise ContractViolation(f"{cls.__name__}: the stream's logged propensities differ from the per-round "
                                     "act(x, return_probability=True)'s")
+    if kind == "run_stream" and cls.protocol == "bandit" and hasattr(b, "act_many"):
+        # a batch of contexts acted on in one compiled call: act's labels (and probabilities) row by row, and the
+        # same state after (an act changes only the generator)
+        e, f = copy.deepcopy(b), copy.deepcopy(b)
+        rows = game.X[:12]
+        got = e.act_many(rows, return_probability=with_p)
+        want = [f.act(x, return_probability=with_p) for x in rows]
+        labels, probs = (got if with_p else (got, None))
+        same = labels.tolist() == [w[0] if with_p else w for w in want]
+        if with_p:
+            same = same and probs.tobytes() == np.asarray([w[1] for w in want]).tobytes()
+        de, df = state_dump(e), state_dump(f)
+        if not same or de != df:
+            raise ContractViolation(f"{cls.__name__}: act_many and act row by row differ"
+                                    + ("" if same else " in the labels or their probabilities")
+                                    + ("" if de == df else f" in {_diff(de, df)}"))
 
 
 #: the checks in the order ``check_learner`` runs them

@@ -424,6 +424,32 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
             store_pcg64_state(self.rng_, st)
         return (int(played), float(p)) if return_probability else int(played)
 
+    def act_many(self, X, return_probability: bool = False):
+        """The labels to play for a batch of contexts that arrive before any feedback, one per row of ``X`` (dense or
+        CSR), in one compiled call: the same labels, and the same generator state after, as ``act`` row by row (an
+        ``act`` changes nothing but the generator).  ``return_probability=True``: ``(labels, p)`` with p[i] the
+        probability label i was drawn with.  Their bits may come back later, in any order, through ``learn`` or
+        ``learn_many``."""
+        if not isinstance(return_probability, (bool, np.bool_)):
+            raise ParameterError(f"return_probability must be True or False, got {return_probability!r}")
+        if not self.is_initialized:
+            self._validate_params()
+        dtype = self.W_.dtype if self.is_initialized else np.dtype(getattr(self, "dtype", "float64"))
+        rows, n, Xr = self._rows_X(X, dtype)
+        self._ensure_initialized(Xr.shape[1])
+        state = self._round_record()
+        if return_probability and not _stream.has_probs(state):
+            raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
+                                      "propensities are unknown (docs/bandit-core.md)")
+        played, prob = np.empty(n, dtype=np.int64), np.empty(n)
+        if n:
+            st = pcg64_state(self.rng_)
+            _stream.act_rows(state, self.W_.T, rows, self.rng_ if st is None else st, played, prob,
+                             bool(return_probability))
+            if st is not None:
+                store_pcg64_state(self.rng_, st)
+        return (played, prob) if return_probability else played
+
     def _check_round(self, x, played, feedback) -> np.ndarray:
         x = self._check_x(x)
         if not self.is_initialized:

@@ -528,6 +528,24 @@ def _probs_rows(state, Wt, rows, P):
         probs(state, sp, K, P[i])
 
 
+def _act_rows(state, Wt, rows, rng, played, prob, with_prob):
+    """played[i] = the label ``act`` draws for row i, in order, from ``rng`` (the same draws, and generator state
+    after, as the per-round ``act`` row by row: ``act`` changes nothing but the generator); with ``with_prob`` also
+    prob[i] = the probability it was drawn with (``probs``' distribution)."""
+    Wp, sp = padded(Wt)
+    K = Wt.shape[1]
+    dist = np.zeros(K)
+    for i in range(played.shape[0]):
+        idx, val, lo, hi = row_of(rows, i)
+        scores_padded(Wp, idx, val, lo, hi, sp)
+        adjust(state, Wp[:, :K], idx, val, lo, hi, sp, K)
+        if with_prob:
+            probs(state, sp, K, dist)
+        _, a = act(state, sp, K, rng)
+        played[i] = a
+        prob[i] = dist[a] if with_prob else 1.0
+
+
 def _learn_rows(state, Wt, rows, played, feedback, lo_row, hi_row):
     """The per-round ``learn`` of rows ``lo_row .. hi_row - 1`` in order (logged plays and bits; y unknown), with the
     stream's score arithmetic.  Returns the rows done; fewer than asked when an update wrote a non-finite value (the
@@ -550,6 +568,7 @@ def _learn_rows(state, Wt, rows, played, feedback, lo_row, hi_row):
 
 _act_round_cached, _act_round_uncached = (njit(cache=c, nogil=True)(_act_round) for c in (True, False))
 _learn_rows_cached, _learn_rows_uncached = (njit(cache=c, nogil=True)(_learn_rows) for c in (True, False))
+_act_rows_cached, _act_rows_uncached = (njit(cache=c, nogil=True)(_act_rows) for c in (True, False))
 _act_prob_round_cached, _act_prob_round_uncached = (njit(cache=c, nogil=True)(_act_prob_round) for c in (True, False))
 _probs_rows_cached, _probs_rows_uncached = (njit(cache=c, nogil=True)(_probs_rows) for c in (True, False))
 _learn_round_cached, _learn_round_uncached = (njit(cache=c, nogil=True)(_learn_round) for c in (True, False))
@@ -574,6 +593,12 @@ def learn_rows(state, Wt, rows, played, feedback, lo_row, hi_row):
     return call_compiled(fn, type(state), "learn_many", state, Wt, rows, played, feedback, lo_row, hi_row)
 
 
+def act_rows(state, Wt, rows, rng, played, prob, with_prob):
+    """The labels ``act`` draws for every row of ``rows`` in order, in one compiled call (see :func:`_act_rows`)."""
+    fn = _act_rows_cached if _cacheable(state) else _act_rows_uncached
+    return call_compiled(fn, type(state), "act_many", state, Wt, rows, rng, played, prob, with_prob)
+
+
 def act_prob_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played, probability of played) for one row, drawing from ``rng`` as :func:`act_round` does."""
     fn = _act_prob_round_cached if _cacheable(state) else _act_prob_round_uncached
@@ -586,7 +611,7 @@ def probs_rows(state, Wt, rows, P):
     return call_compiled(fn, type(state), "action_probabilities", state, Wt, rows, P)
 
 
-__all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "learn_round", "learn_rows",
+__all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "act_rows", "learn_round", "learn_rows",
            "act_prob_round",
            "probs_rows", "EnvState", "Recorder", "StreamInput", "DenseRows",
            "CsrRows", "dense_rows", "csr_rows", "flip_bit", "next_index", "shuffle"]
