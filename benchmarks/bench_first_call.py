@@ -7,6 +7,8 @@ second process on the same directory (warm).  Times include starting Python and 
 * ``act+learn``: ``default_learner(10)`` on digits, 200 rounds of ``act`` then ``learn``.
 * ``run_stream``: ``default_learner(10, 0.1, 0.1)`` on digits, 2,000 rounds in the compiled loop.
 * ``FastCB run_stream``: the README's FastCB example shape (digits, 2,000 rounds).
+* ``README 1``, ``README 2``, ...: each ```python block of README.md, in order, run as it stands (read from the file
+  at run time, so the figures follow the README).
 * ``FastCB every entry`` / ``AutoCB every entry``: the contract check ``stream_equals_rounds`` on each of the
   learner's test parameter sets -- the stream loop, per-round ``act`` (with its probability) and ``learn``, and
   ``learn_many``, for every state record the parameters select: what the test suite compiles per learner (not in
@@ -14,7 +16,7 @@ second process on the same directory (warm).  Times include starting Python and 
 
 Usage::
 
-    python benchmarks/bench_first_call.py [--cases act+learn,run_stream] [--cases "FastCB every entry"] [--markdown FILE]
+    python benchmarks/bench_first_call.py [--cases act+learn,run_stream] [--cases "FastCB every entry"] [--cases "README 1"] [--markdown FILE]
 
 ``--markdown FILE`` also writes the table stamped with the version, the machine, its load and the command
 (``benchmarks/_markdown.py``); docs/performance.md includes ``docs/_generated/bench_first_call.md``.
@@ -25,10 +27,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import nolo
 
@@ -58,6 +62,19 @@ run_stream(FastCB(n_classes=10, rho0=0.1, rho1=0.1, seed=0), X, y, 2000, 0.1, 0.
 """,
 }
 
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def readme_examples() -> list[str]:
+    """The ```python blocks of README.md, in order (none when the file is absent: an installed copy)."""
+    if not README.is_file():
+        return []
+    return re.findall(r"^```python\n(.*?)^```", README.read_text(encoding="utf-8"), flags=re.M | re.S)
+
+
+README_CASES = {f"README {i}": code for i, code in enumerate(readme_examples(), 1)}
+CASES.update(README_CASES)
+
 #: each case compiles every compiled entry point of the learner's test parameter sets
 EVERY_ENTRY = {f"{name} every entry": f"""
 from nolo.checks import check_learner
@@ -72,6 +89,7 @@ DESCRIPTIONS = {
     "act+learn": "`default_learner(10)`, 200 rounds of `act` + `learn` on digits",
     "run_stream": "`default_learner(10, 0.1, 0.1)` in `run_stream`, 2,000 rounds",
     "FastCB run_stream": "`FastCB` in `run_stream`, 2,000 rounds",
+    **{name: f"README.md's Python example {name.split()[1]}, as it stands" for name in README_CASES},
     **{name: f"`{name.split()[0]} every entry`: stream loop, `act` with its probability, `learn`, `learn_many`, "
              "every state record of the test parameter sets" for name in EVERY_ENTRY},
 }
