@@ -8,7 +8,7 @@ import pathlib
 import nolo
 
 RANK = {
-    "exceptions": 0, "_compiling": 0, "_registry": 1, "_validation": 1, "random": 1, "_threads": 1, "_scale": 1,
+    "exceptions": 0, "_compiling": 0, "_jit": 0, "_registry": 1, "_validation": 1, "random": 1, "_threads": 1, "_scale": 1,
     "_extras": 1,
     "_config": 2,
     "persistence": 3, "datasets": 3, "estimators": 3, "noise": 3,

@@ -39,6 +39,7 @@ import numba as nb
 import numpy as np
 from numba.extending import overload
 
+import nolo._jit  # noqa: F401  (nolo's cache locator, before the first nb.njit)
 from nolo.kernels.radial_quadrature import log_radial_surrogate_value
 
 __all__ = ["GaussianSpec", "RadialSpec", "of_sq", "kernel_value", "weighted_sum", "weighted_sums"]

@@ -20,6 +20,8 @@ import math
 import numba as nb
 import numpy as np
 
+import nolo._jit  # noqa: F401  (nolo's cache locator, before the first nb.njit)
+
 __all__ = ["PANEL_NODES", "log_radial_surrogate_value", "log_radial_surrogate_many"]
 
 #: Gauss-Legendre nodes per panel of the composite rule.

@@ -25,8 +25,8 @@ has expected risk at most ``inf_F L_D + rate_n``.  The learner keeps it as
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo._validation import check_array, check_seed
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.learners.base import FullInformationLearner, check_state_sqnorm

@@ -35,10 +35,10 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
 from nolo._config import Configurable
+from nolo._jit import njit
 from nolo._validation import check_flip_rates, check_int, check_scalar
 from nolo.exceptions import FeedbackLawWarning, ParameterError
 from nolo.random import as_generator

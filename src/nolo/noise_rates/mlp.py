@@ -11,8 +11,9 @@ weights and estimates.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from scipy.special import expit
+
+from nolo._jit import njit
 
 __all__ = ["AdamMLP"]
 

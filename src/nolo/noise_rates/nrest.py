@@ -66,9 +66,9 @@ import time
 import warnings
 
 import numpy as np
-from numba import njit
 
 from nolo._config import Configurable
+from nolo._jit import njit
 from nolo._threads import thread_controller
 from nolo._validation import check_array, check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError

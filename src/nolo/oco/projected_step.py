@@ -50,7 +50,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from nolo._jit import njit
 
 __all__ = [
     "UNCONSTRAINED",

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo.learners.bandit._explore import best_competitor, explore_act, explore_probs, play_probability
 
 __all__ = ["BPAhState", "SOBAhState", "update_bpa_h", "update_soba_h"]

@@ -6,8 +6,7 @@ Each is a compiled ``act(state, sp, K, rng) -> (greedy label, played label)`` fo
 
 from __future__ import annotations
 
-from numba import njit
-
+from nolo._jit import njit
 from nolo.learners.bandit._pcg64 import uniform
 from nolo.learners.bandit._simd import argmax_padded
 

@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
 from nolo import _scale
+from nolo._jit import njit
 from nolo._validation import check_choice, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import PersistenceError, NumericalError, ParameterError
 from nolo.learners.bandit import _predict, _stream

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo.learners.bandit._simd import argmax_padded, gather_dense, padded, scores_padded
 from nolo.learners.bandit._stream import row_of
 

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+
+from nolo._jit import njit
 
 __all__ = ["LANES", "fma", "scores", "scores_padded", "argmax_padded", "argmax_first", "add_sub_columns",
            "prefetch", "borrowed", "aligned_zeros", "padded", "gather_dense"]

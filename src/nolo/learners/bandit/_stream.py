@@ -49,10 +49,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
 from nolo._compiling import call_compiled
+from nolo._jit import njit
 from nolo.learners.bandit._pcg64 import lookahead_copy, uniform
 from nolo.learners.bandit._simd import (LANES, argmax_first, borrowed, gather_dense, padded,
                                         prefetch, scores, scores_padded)

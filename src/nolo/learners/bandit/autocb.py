@@ -67,10 +67,10 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
+from nolo._jit import njit
 from nolo._validation import check_flip_rates, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import NumericalError, ParameterError, PersistenceError
 from nolo.learners.bandit import fastcb as F

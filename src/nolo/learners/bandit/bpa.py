@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo.learners.bandit._explore import explore_act, explore_probs
 from nolo.learners.bandit._linear import ExploringBanditLearner
 from nolo.learners.base import check_state_range

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo._validation import check_choice, check_scalar
 from nolo.learners.bandit import squarecb as S
 

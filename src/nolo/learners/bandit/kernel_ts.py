@@ -35,8 +35,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo._validation import check_flip_rates, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit import _stream

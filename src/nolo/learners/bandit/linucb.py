@@ -19,9 +19,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
+from nolo._jit import njit
 from nolo._validation import check_choice, check_scalar
 from nolo.exceptions import ParameterError
 from nolo.learners.bandit import oracles as O

@@ -45,9 +45,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
+from nolo._jit import njit
 from nolo._validation import check_state_bytes
 from nolo.learners.bandit._simd import scores
 from nolo.learners.bandit._stream import row_of

@@ -6,8 +6,8 @@ import numbers
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo.exceptions import ParameterError
 from nolo.learners.bandit._explore import greedy_act, greedy_probs
 from nolo.learners.bandit._linear import LinearMulticlassMixin

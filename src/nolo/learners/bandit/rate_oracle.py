@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from sklearn.base import BaseEstimator
 
+from nolo._jit import njit
 from nolo._validation import check_array, check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
 from nolo.noise_rates.methods import register_method

@@ -6,8 +6,8 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from nolo._jit import njit
 from nolo._validation import check_int, check_scalar
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit._linear import ExploringBanditLearner

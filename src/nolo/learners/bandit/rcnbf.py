@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo._validation import check_flip_rates
 from nolo.learners.bandit._explore import explore_act, explore_probs, play_probability
 from nolo.learners.bandit._linear import ExploringBanditLearner

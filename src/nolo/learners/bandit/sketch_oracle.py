@@ -45,8 +45,11 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, types
+from numba import types
+
 from numba.extending import overload
+
+from nolo._jit import njit
 
 __all__ = ["FDSONOracle", "fdson_oracle", "fdson_buffer", "fdson_update", "fdson_bytes", "fdson_shrink"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo._validation import check_scalar
 from nolo.exceptions import PersistenceError
 from nolo.learners.base import check_state_range, check_state_sqnorm

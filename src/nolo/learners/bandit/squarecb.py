@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
+from nolo._jit import njit
 from nolo._validation import check_choice, check_flip_rates, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit import oracles as O

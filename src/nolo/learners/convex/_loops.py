@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from nolo._jit import njit
 from nolo.oco.projected_step import (
     BALL,
     L1_BALL,

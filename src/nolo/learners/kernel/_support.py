@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from nolo._jit import njit
 from nolo.exceptions import NumericalError
 
 __all__ = ["bucket_dot", "bucket_dot_clean", "DegreeBuckets"]

@@ -21,6 +21,7 @@ import math
 import numba as nb
 import numpy as np
 
+import nolo._jit  # noqa: F401  (nolo's cache locator, before the first nb.njit)
 from nolo._validation import check_array, check_int, check_scalar, check_seed, check_targets_for_rows
 from nolo.exceptions import CopiesExhausted, NumericalError, ParameterError, PersistenceError
 from nolo.kernels.compiled import kernel_value, weighted_sum, weighted_sums

@@ -30,6 +30,7 @@ import math
 import numba as nb
 import numpy as np
 
+import nolo._jit  # noqa: F401  (nolo's cache locator, before the first nb.njit)
 from nolo.oco.projected_step import ball_scale
 
 __all__ = ["bcrls_loop", "chol_rank_one_update"]

@@ -22,6 +22,7 @@ import math
 import numba as nb
 import numpy as np
 
+import nolo._jit  # noqa: F401  (nolo's cache locator, before the first nb.njit)
 from nolo.oco.projected_step import ball_scale
 
 __all__ = ["two_copy_loop", "ustat_loop", "mean_copies", "known_cov_diag_loop", "known_cov_full_loop", "rotate_rows"]
