@@ -15,15 +15,19 @@ FILES = sorted(name for name, blocks in BLOCKS.items() if blocks)
 
 @pytest.fixture
 def empty_experiment_registry():
-    """An example may register an experiment (docs/experiments.md): it runs on an empty registry, restored after."""
+    """An example may register a paper and its experiments (docs/experiments.md): it runs on an empty experiment
+    registry and the papers registered so far, both restored after (a paper the example adds does not leak)."""
     from nolo.experiments import registry
 
-    saved = registry.EXPERIMENTS.items()
+    saved, saved_papers = registry.EXPERIMENTS.items(), registry.PAPERS.items()
     registry.EXPERIMENTS.clear()
     yield
     registry.EXPERIMENTS.clear()
     for key, exp in saved:
         registry.EXPERIMENTS.register(key, exp)
+    registry.PAPERS.clear()
+    for key, paper in saved_papers:
+        registry.PAPERS.register(key, paper)
 
 
 def test_docs_have_examples():
