@@ -611,7 +611,6 @@ def probs_rows(state, Wt, rows, P):
     return call_compiled(fn, type(state), "action_probabilities", state, Wt, rows, P)
 
 
-__all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "act_rows", "learn_round", "learn_rows",
-           "act_prob_round",
-           "probs_rows", "EnvState", "Recorder", "StreamInput", "DenseRows",
+__all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "act_rows", "learn_round",
+           "learn_rows", "act_prob_round", "probs_rows", "EnvState", "Recorder", "StreamInput", "DenseRows",
            "CsrRows", "dense_rows", "csr_rows", "flip_bit", "next_index", "shuffle"]
