@@ -56,6 +56,11 @@ def _entries_finite(entries) -> bool:
     return all(_finite(a) for a in entries if a.size and a.dtype.kind == "f")
 
 
+def _check_return_probability(value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"return_probability must be True or False, got {value!r}")
+
+
 def _record_arrays(state: tuple) -> list:
     """Every array of a state record the update may write, those of nested records (e.g. SquareCB's oracle)
     included; not the tables a record class lists in ``constants`` (computed from the parameters, read only: an
@@ -366,9 +371,7 @@ class LinearMulticlassMixin:
         mass on its label."""
         self._require_initialized("action_probabilities")
         state = self._state_record()
-        if not _stream.has_probs(state):
-            raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
-                                      "propensities are unknown (docs/bandit-core.md)")
+        self._require_probs(state)
         rows, n = self._rows(X, self.W_.dtype)  # the scores in the learner's precision, as the stream computes them
         P = np.empty((n, int(self.n_classes)))
         _stream.probs_rows(state, self.W_.T, rows, P)
@@ -406,23 +409,16 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
         the learner's generator).  ``return_probability=True``: ``(label, p)`` with p the probability the label was
         drawn with (what a log of the learner's plays needs for off-policy evaluation); the same draw either way."""
         x = self._check_x(x)
-        if not isinstance(return_probability, (bool, np.bool_)):
-            raise ParameterError(f"return_probability must be True or False, got {return_probability!r}")
+        _check_return_probability(return_probability)
         self._ensure_initialized(x.shape[0])
         idx, val, nnz = self._round_rows(x)
         state = self._round_record()
-        if return_probability and not _stream.has_probs(state):
-            raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
-                                      "propensities are unknown (docs/bandit-core.md)")
-        st = pcg64_state(self.rng_)  # a PCG64 state array: unboxing a Generator costs ~40 us per call
-        rng = self.rng_ if st is None else st
         if return_probability:
-            _, played, p = _stream.act_prob_round(state, self.W_.T, idx, val, nnz, rng)
-        else:
-            _, played = _stream.act_round(state, self.W_.T, idx, val, nnz, rng)
-        if st is not None:
-            store_pcg64_state(self.rng_, st)
-        return (int(played), float(p)) if return_probability else int(played)
+            self._require_probs(state)
+            _, played, p = self._draw(_stream.act_prob_round, state, self.W_.T, idx, val, nnz)
+            return int(played), float(p)
+        _, played = self._draw(_stream.act_round, state, self.W_.T, idx, val, nnz)
+        return int(played)
 
     def act_many(self, X, return_probability: bool = False):
         """The labels to play for a batch of contexts that arrive before any feedback, one per row of ``X`` (dense or
@@ -430,25 +426,34 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
         ``act`` changes nothing but the generator).  ``return_probability=True``: ``(labels, p)`` with p[i] the
         probability label i was drawn with.  Their bits may come back later, in any order, through ``learn`` or
         ``learn_many``."""
-        if not isinstance(return_probability, (bool, np.bool_)):
-            raise ParameterError(f"return_probability must be True or False, got {return_probability!r}")
+        _check_return_probability(return_probability)
         if not self.is_initialized:
-            self._validate_params()
+            self._validate_params()  # before its dtype is read
         dtype = self.W_.dtype if self.is_initialized else np.dtype(getattr(self, "dtype", "float64"))
         rows, n, Xr = self._rows_X(X, dtype)
         self._ensure_initialized(Xr.shape[1])
         state = self._round_record()
-        if return_probability and not _stream.has_probs(state):
-            raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
-                                      "propensities are unknown (docs/bandit-core.md)")
+        if return_probability:
+            self._require_probs(state)
         played, prob = np.empty(n, dtype=np.int64), np.empty(n)
         if n:
-            st = pcg64_state(self.rng_)
-            _stream.act_rows(state, self.W_.T, rows, self.rng_ if st is None else st, played, prob,
-                             bool(return_probability))
-            if st is not None:
-                store_pcg64_state(self.rng_, st)
+            self._draw(_stream.act_rows, state, self.W_.T, rows, played, prob, bool(return_probability))
         return (played, prob) if return_probability else played
+
+    def _require_probs(self, state) -> None:
+        """NotImplementedError unless the record names a compiled ``probs`` (its propensities are known)."""
+        if not _stream.has_probs(state):
+            raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
+                                      "propensities are unknown (docs/bandit-core.md)")
+
+    def _draw(self, fn, *args):
+        """``fn(*args, rng)``, drawing from the learner's generator through a PCG64 state array where it is one
+        (unboxing a Generator costs ~40 us per call), the advanced state stored back."""
+        st = pcg64_state(self.rng_)
+        out = fn(*args, self.rng_ if st is None else st)
+        if st is not None:
+            store_pcg64_state(self.rng_, st)
+        return out
 
     def _check_round(self, x, played, feedback) -> np.ndarray:
         x = self._check_x(x)

@@ -528,7 +528,7 @@ def _probs_rows(state, Wt, rows, P):
         probs(state, sp, K, P[i])
 
 
-def _act_rows(state, Wt, rows, rng, played, prob, with_prob):
+def _act_rows(state, Wt, rows, played, prob, with_prob, rng):
     """played[i] = the label ``act`` draws for row i, in order, from ``rng`` (the same draws, and generator state
     after, as the per-round ``act`` row by row: ``act`` changes nothing but the generator); with ``with_prob`` also
     prob[i] = the probability it was drawn with (``probs``' distribution)."""
@@ -593,10 +593,10 @@ def learn_rows(state, Wt, rows, played, feedback, lo_row, hi_row):
     return call_compiled(fn, type(state), "learn_many", state, Wt, rows, played, feedback, lo_row, hi_row)
 
 
-def act_rows(state, Wt, rows, rng, played, prob, with_prob):
+def act_rows(state, Wt, rows, played, prob, with_prob, rng):
     """The labels ``act`` draws for every row of ``rows`` in order, in one compiled call (see :func:`_act_rows`)."""
     fn = _act_rows_cached if _cacheable(state) else _act_rows_uncached
-    return call_compiled(fn, type(state), "act_many", state, Wt, rows, rng, played, prob, with_prob)
+    return call_compiled(fn, type(state), "act_many", state, Wt, rows, played, prob, with_prob, rng)
 
 
 def act_prob_round(state, Wt, idx, val, nnz, rng):
