@@ -364,6 +364,12 @@ class LinearMulticlassMixin:
                                  f"to {float(np.max(np.abs(self.W_))):.3g}); rescale X")
         return S
 
+    def _require_probs(self, state) -> None:
+        """NotImplementedError unless the record names a compiled ``probs`` (its propensities are known)."""
+        if not _stream.has_probs(state):
+            raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
+                                      "propensities are unknown (docs/bandit-core.md)")
+
     def action_probabilities(self, X) -> np.ndarray:
         """The probability with which the learner would play each label for each row of ``X`` now, shape (n, K): the
         distribution its ``act`` draws from (its record's compiled ``probs``), with the stream's score arithmetic.
@@ -439,12 +445,6 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
         if n:
             self._draw(_stream.act_rows, state, self.W_.T, rows, played, prob, bool(return_probability))
         return (played, prob) if return_probability else played
-
-    def _require_probs(self, state) -> None:
-        """NotImplementedError unless the record names a compiled ``probs`` (its propensities are known)."""
-        if not _stream.has_probs(state):
-            raise NotImplementedError(f"{type(self).__name__}'s state record names no compiled `probs`: its "
-                                      "propensities are unknown (docs/bandit-core.md)")
 
     def _draw(self, fn, *args):
         """``fn(*args, rng)``, drawing from the learner's generator through a PCG64 state array where it is one
