@@ -12,8 +12,9 @@ Plug-in contract (see the package docstring and docs/bandit-core.md): an algorit
         probs = my_probs                  # optional: (state, sp, K, out) -> None, the distribution act draws from
 
 :func:`act` and :func:`update` dispatch on the record's class at compile time, so :func:`run_rounds`
-is ONE loop compiled (and cached, ``cache=True``) once per record type, with the algorithm's rule
-inlined; a record without ``act``/``update`` does not compile -- there are no algorithm codes.
+is ONE loop compiled (and cached, ``cache=True``) once per record type, calling the algorithm's rule
+directly (:mod:`._forward`: no wrapper compiled between them; a rule marked ``inline="always"`` is inlined);
+a record without ``act``/``update`` does not compile -- there are no algorithm codes.
 The optional ``adjust`` finishes the K linear scores ``W x`` in place before ``act`` and ``update`` see
 them, on every path (stream, per-round act and learn): a learner with a per-class bias (SquareCB's
 regression oracles on [x, 1], whose ``Wt`` has a row d beyond x's d coordinates) adds it there.
@@ -53,6 +54,7 @@ from numba.extending import overload
 
 from nolo._compiling import call_compiled
 from nolo._jit import njit
+from nolo.learners.bandit._forward import forwarder
 from nolo.learners.bandit._pcg64 import lookahead_copy, uniform
 from nolo.learners.bandit._simd import (LANES, argmax_first, borrowed, gather_dense, padded,
                                         prefetch, scores, scores_padded)
@@ -76,73 +78,51 @@ PEEK_MIN_BYTES = 1 << 21
 # ---------------------------------------------------------------------------------------------
 
 
-def _rule(state, name):
-    cls = getattr(state, "instance_class", None)
-    fn = getattr(cls, name, None)
-    if fn is None:
+_REQUIRED = object()
+
+
+def _rule(state, name, default=_REQUIRED):
+    """The compiled function that the class of the state record ``state`` (a numba type) names ``name``; ``default``
+    where it names none, a TypeError where there is no default."""
+    fn = getattr(getattr(state, "instance_class", None), name, None)
+    if fn is not None:
+        return fn
+    if default is _REQUIRED:
         raise TypeError(f"{state} is not a bandit state record: its class must name a compiled `{name}` "
                         "(see nolo.learners.bandit)")
-    return fn
+    return default
 
 
-def act(state, sp, K, rng):
-    """(greedy label, played label) of the algorithm whose record is ``state`` (compiled code only)."""
-    raise NotImplementedError("compiled code only")
+@njit(cache=True, nogil=True)
+def unknown_probs(state, sp, K, out):
+    """The ``probs`` of a record whose class names none: NaN for every label (its propensities are unknown)."""
+    for k in range(K):
+        out[k] = np.nan
 
 
-@overload(act, inline="always")
-def _act(state, sp, K, rng):
-    fn = _rule(state, "act")
-    return lambda state, sp, K, rng: fn(state, sp, K, rng)
+act = forwarder(
+    lambda state, *_: _rule(state, "act"), "act", "state sp K rng",
+    """(greedy label, played label) of the algorithm whose record is ``state`` (compiled code only).""")
 
+update = forwarder(
+    lambda state, *_: _rule(state, "update"), "update", "state Wt idx val lo hi s y yhat played feedback",
+    """The algorithm's update of one round (compiled code only); False when it wrote a non-finite value.""")
 
-def update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
-    """The algorithm's update of one round (compiled code only); False when it wrote a non-finite value."""
-    raise NotImplementedError("compiled code only")
-
-
-@overload(update, inline="always")
-def _update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
-    fn = _rule(state, "update")
-    return lambda state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback: fn(
-        state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback)
-
-
-def probs(state, sp, K, out):
+probs = forwarder(
+    lambda state, *_: _rule(state, "probs", unknown_probs), "probs", "state sp K out",
     """The distribution ``act`` draws the played label from, for the scores ``sp`` (after ``adjust``), into
     ``out[:K]`` (compiled code only): the record class's ``probs``; a record that names none writes NaN (its
-    propensities are unknown)."""
-    raise NotImplementedError("compiled code only")
+    propensities are unknown).""")
 
-
-@overload(probs, inline="always")
-def _probs(state, sp, K, out):
-    fn = getattr(getattr(state, "instance_class", None), "probs", None)
-    if fn is None:
-        def unknown(state, sp, K, out):
-            for k in range(K):
-                out[k] = np.nan
-        return unknown
-    return lambda state, sp, K, out: fn(state, sp, K, out)
+adjust = forwarder(
+    lambda state, *_: _rule(state, "adjust", None), "adjust", "state Wt idx val lo hi s K",
+    """The record's optional in-place change of the K scores ``s[:K]`` of the weights ``Wt`` for the row ``(idx, val,
+    lo, hi)`` (a bias term; LinUCB's confidence widths); none by default (compiled code only).""")
 
 
 def has_probs(state) -> bool:
     """Whether the record's class names a compiled ``probs`` (its propensities are known)."""
     return getattr(type(state), "probs", None) is not None
-
-
-def adjust(state, Wt, idx, val, lo, hi, s, K):
-    """The record's optional in-place change of the K scores ``s[:K]`` of the weights ``Wt`` for the row ``(idx, val,
-    lo, hi)`` (a bias term; LinUCB's confidence widths); none by default (compiled code only)."""
-    raise NotImplementedError("compiled code only")
-
-
-@overload(adjust, inline="always")
-def _adjust(state, Wt, idx, val, lo, hi, s, K):
-    fn = getattr(getattr(state, "instance_class", None), "adjust", None)
-    if fn is None:
-        return lambda state, Wt, idx, val, lo, hi, s, K: None
-    return lambda state, Wt, idx, val, lo, hi, s, K: fn(state, Wt, idx, val, lo, hi, s, K)
 
 
 # ---------------------------------------------------------------------------------------------

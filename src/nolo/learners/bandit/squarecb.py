@@ -21,13 +21,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba.extending import overload
 
 from nolo._jit import njit
 from nolo._validation import check_choice, check_flip_rates, check_int, check_scalar, check_state_bytes
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit import rate_oracle as RO
+from nolo.learners.bandit._forward import forwarder
 from nolo.learners.bandit._linear import OneBitBanditLearner
 from nolo.learners.bandit._pcg64 import uniform
 from nolo.learners.bandit._predict import decision_rows
@@ -121,20 +121,19 @@ def gap_weight(state, t):
     return state.gamma_scale * t ** state.gamma_exponent * gm
 
 
-def explore_weight(state, s, K, ahat, t):
+@njit(cache=True, nogil=True)
+def default_weight(state, s, K, ahat, t):
+    """:func:`gap_weight`, for a record whose class names no ``weight`` of its own."""
+    return gap_weight(state, t)
+
+
+explore_weight = forwarder(
+    lambda state, *_: getattr(getattr(state, "instance_class", None), "weight", None) or default_weight,
+    "explore_weight", "state s K ahat t",
     """The gap weight of round t for the scores ``s[:K]`` (greedy label ``ahat``): the record class's compiled
     ``weight`` if it names one (FastCB's first-order weight, :mod:`.fastcb`), else :func:`gap_weight` (compiled code
     only; :func:`igw_act` and :func:`squarecb_update` both call it, so the played label's probability in the rate
-    estimate is the one drawn from)."""
-    raise NotImplementedError("compiled code only")
-
-
-@overload(explore_weight, inline="always")
-def _explore_weight(state, s, K, ahat, t):
-    fn = getattr(getattr(state, "instance_class", None), "weight", None)
-    if fn is None:
-        return lambda state, s, K, ahat, t: gap_weight(state, t)
-    return lambda state, s, K, ahat, t: fn(state, s, K, ahat, t)
+    estimate is the one drawn from).""")
 
 
 @njit(cache=True, nogil=True, inline="always")
