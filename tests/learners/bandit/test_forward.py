@@ -1,6 +1,7 @@
-"""The compiled stubs through which the bandit loops call a record's rules (:func:`nolo.learners.bandit._forward.forwarder`):
-the rule chosen by the argument types is called with the arguments as given, its result and its exceptions come back,
-no rule means no call, and no wrapper is compiled between the caller and the rule."""
+"""The compiled stubs through which the bandit loops call a record's rules
+(:func:`nolo.learners.bandit._forward.forwarder`): the rule chosen by the argument types is called with the arguments
+as given, its result and its exceptions come back, no rule means no call, and no wrapper is compiled between the caller
+and the rule."""
 
 from __future__ import annotations
 

@@ -1,15 +1,16 @@
 """Compiled calls of a function chosen from the argument types, with no wrapper compiled in between.
 
-The stream loop and the per-round entry points call each learner's rules through stubs: ``update(state, ...)`` calls
-the ``update`` that the state record's class names, at compile time.  Written as an ``@overload(stub,
-inline="always")`` whose implementation is ``lambda *a: fn(*a)``, each such stub cost a whole compile of the lambda per
-record type and entry point: numba types an overload's implementation by compiling it, which links ``fn``'s code and
-runs LLVM's full module passes over all of it once more, and then discards the result, since the lambda is inlined.
+The stream loop and the per-round entry points call each learner's rules through stubs: ``update(state, ...)`` calls the
+``update`` that the state record's class names, at compile time.  Written as an ``@overload(stub, inline="always")``
+whose implementation is ``lambda *a: fn(*a)``, each such stub cost a whole compile of the lambda per record type and
+argument layout in every process that compiles: numba types an overload's implementation by compiling it, which links
+``fn``'s code and runs LLVM's full module passes over all of it once more, and then discards the result, since the
+lambda is inlined.
 
 :func:`forwarder` makes the stub an intrinsic instead: it types the call as numba types a call of the chosen jitted
 function, and emits the call numba emits for any jitted function (a rule marked ``inline="always"`` gets LLVM's
 ``alwaysinline`` at the call, so it is still inlined).  The generated code computes the same bits; the discarded
-compiles are gone.  Measured on the default learner (docs/performance.md, "Where compile time goes"): its cold first
+compiles are gone.  Measured on the default learner (docs/performance.md, "The first call"): its cold first
 ``act`` + ``learn`` on digits compiled in 32 s instead of 42 s, and the contract check ``stream_equals_rounds`` on
 AutoCB's four test configurations ran in 138 s instead of 263 s.
 """
