@@ -110,3 +110,43 @@ def test_no_wrapper_is_compiled_between_the_caller_and_the_rule():
     compiled = {e.data["dispatcher"].py_func.__qualname__ for _, e in rec.buffer if e.is_start}
     assert compiled <= {caller.py_func.__qualname__, _scaled.py_func.__qualname__}, compiled
     assert caller.py_func.__qualname__ in compiled
+
+
+def test_a_user_record_through_the_stubs_leaves_no_cache_entry_another_process_cannot_load(tmp_path):
+    """The stubs' fallbacks (``probs`` of a record that names none) are compiled for any record type; cached on disk,
+    numba's index would pickle a user's record class by reference, and a later process that cannot import the user's
+    module would fail (ModuleNotFoundError) on its first compile of that fallback."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    (tmp_path / "mod").mkdir()
+    (tmp_path / "mod" / "user_records.py").write_text(
+        "from typing import NamedTuple\n\nclass UserRecord(NamedTuple):\n    a: float\n")
+    script = textwrap.dedent("""
+        import sys
+        from typing import NamedTuple
+        import numpy as np
+        from numba import njit
+        from nolo.learners.bandit import _stream
+        if sys.argv[1] == "user":
+            from user_records import UserRecord as R
+        else:
+            class R(NamedTuple):
+                b: float
+        @njit
+        def f(s, out):
+            _stream.probs(s, np.zeros(4), 3, out)
+        out = np.zeros(3)
+        f(R(1.0), out)
+        print(np.isnan(out).all())
+    """)
+    (tmp_path / "run.py").write_text(script)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NOLO_COMPILE_NOTE": "0"}
+    first = subprocess.run([sys.executable, str(tmp_path / "run.py"), "user"], capture_output=True, text=True,
+                           env={**env, "PYTHONPATH": str(tmp_path / "mod")})
+    assert first.returncode == 0 and first.stdout.strip() == "True", first.stderr[-2000:]
+    later = subprocess.run([sys.executable, str(tmp_path / "run.py"), "other"], capture_output=True, text=True,
+                           env=env)
+    assert later.returncode == 0 and later.stdout.strip() == "True", later.stderr[-2000:]

@@ -93,7 +93,9 @@ def _rule(state, name, default=_REQUIRED):
     return default
 
 
-@njit(cache=True, nogil=True)
+# not cached on disk: it is compiled for any record type, a user's too, and numba's cache index would pickle that
+# record's class by reference (see run_rounds); the loops that call it cache it with themselves
+@njit(nogil=True)
 def unknown_probs(state, sp, K, out):
     """The ``probs`` of a record whose class names none: NaN for every label (its propensities are unknown)."""
     for k in range(K):

@@ -121,7 +121,7 @@ def gap_weight(state, t):
     return state.gamma_scale * t ** state.gamma_exponent * gm
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)  # not cached on disk, as _stream.unknown_probs: compiled for any record type
 def default_weight(state, s, K, ahat, t):
     """:func:`gap_weight`, for a record whose class names no ``weight`` of its own."""
     return gap_weight(state, t)
