@@ -76,7 +76,7 @@ def test_an_exception_in_the_rule_reaches_the_caller():
         _caller(Refusing(1.0), 1.0, np.zeros(1))
 
 
-def test_a_type_the_chooser_refuses_is_a_typing_error_naming_why():
+def test_a_type_the_chooser_refuses_fails_to_compile_with_the_choosers_error():
     def strict(r, *_):
         fn = _choose(r)
         if fn is None:
@@ -89,7 +89,7 @@ def test_a_type_the_chooser_refuses_is_a_typing_error_naming_why():
     def caller(r, x, out):
         return strict_rule(r, x, out)
 
-    with pytest.raises(Exception, match="names no rule"):
+    with pytest.raises(TypeError, match="names no rule"):  # the chooser's own error, unwrapped
         caller(NoRule(1.0), 1.0, np.zeros(1))
 
 
