@@ -1,4 +1,4 @@
-"""The compiled stubs through which the bandit loops call a record's rules
+"""The compiled plug-in points through which the bandit loops call a record's rules
 (:func:`nolo.learners.bandit._forward.forwarder`): the rule chosen by the argument types is called with the arguments
 as given, its result and its exceptions come back, no rule means no call, and no wrapper is compiled between the caller
 and the rule."""
@@ -12,7 +12,7 @@ import pytest
 from numba import njit
 from numba.core import event
 
-from nolo.learners.bandit._forward import forwarder
+from nolo.learners.bandit._forward import forwarder, rule_of
 
 
 @njit
@@ -51,11 +51,7 @@ class NoRule(NamedTuple):
     a: float
 
 
-def _choose(r, *_):
-    return getattr(getattr(r, "instance_class", None), "rule", None)
-
-
-rule = forwarder(_choose, "rule", "r x out", "The record's rule (compiled code only).")
+rule = forwarder(lambda r, *_: rule_of(r, "rule", None), "rule", "r x out", "The record's rule (compiled code only).")
 
 
 @njit
@@ -77,19 +73,13 @@ def test_an_exception_in_the_rule_reaches_the_caller():
 
 
 def test_a_type_the_chooser_refuses_fails_to_compile_with_the_choosers_error():
-    def strict(r, *_):
-        fn = _choose(r)
-        if fn is None:
-            raise TypeError(f"{r} names no rule")
-        return fn
-
-    strict_rule = forwarder(strict, "strict_rule", "r x out")
+    strict_rule = forwarder(lambda r, *_: rule_of(r, "rule"), "strict_rule", "r x out")  # no default: required
 
     @njit
     def caller(r, x, out):
         return strict_rule(r, x, out)
 
-    with pytest.raises(TypeError, match="names no rule"):  # the chooser's own error, unwrapped
+    with pytest.raises(TypeError, match="its class must name a compiled `rule`"):  # the chooser's error, unwrapped
         caller(NoRule(1.0), 1.0, np.zeros(1))
 
 
@@ -112,10 +102,10 @@ def test_no_wrapper_is_compiled_between_the_caller_and_the_rule():
     assert caller.py_func.__qualname__ in compiled
 
 
-def test_a_user_record_through_the_stubs_leaves_no_cache_entry_another_process_cannot_load(tmp_path):
-    """The stubs' fallbacks (``probs`` of a record that names none) are compiled for any record type; cached on disk,
-    numba's index would pickle a user's record class by reference, and a later process that cannot import the user's
-    module would fail (ModuleNotFoundError) on its first compile of that fallback."""
+def test_a_user_record_leaves_no_cache_entry_another_process_cannot_load(tmp_path):
+    """The plug-in points' fallbacks (``probs`` of a record that names none) are compiled for any record type; cached
+    on disk, numba's index would pickle a user's record class by reference, and a later process that cannot import the
+    user's module would fail (ModuleNotFoundError) on its first compile of that fallback."""
     import os
     import subprocess
     import sys

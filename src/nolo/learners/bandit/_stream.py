@@ -54,7 +54,7 @@ from numba.extending import overload
 
 from nolo._compiling import call_compiled
 from nolo._jit import njit
-from nolo.learners.bandit._forward import forwarder
+from nolo.learners.bandit._forward import forwarder, rule_of
 from nolo.learners.bandit._pcg64 import lookahead_copy, uniform
 from nolo.learners.bandit._simd import (LANES, argmax_first, borrowed, gather_dense, padded,
                                         prefetch, scores, scores_padded)
@@ -78,21 +78,6 @@ PEEK_MIN_BYTES = 1 << 21
 # ---------------------------------------------------------------------------------------------
 
 
-_REQUIRED = object()
-
-
-def _rule(state, name, default=_REQUIRED):
-    """The compiled function that the class of the state record ``state`` (a numba type) names ``name``; ``default``
-    where it names none, a TypeError where there is no default."""
-    fn = getattr(getattr(state, "instance_class", None), name, None)
-    if fn is not None:
-        return fn
-    if default is _REQUIRED:
-        raise TypeError(f"{state} is not a bandit state record: its class must name a compiled `{name}` "
-                        "(see nolo.learners.bandit)")
-    return default
-
-
 # not cached on disk: it is compiled for any record type, a user's too, and numba's cache index would pickle that
 # record's class by reference (see run_rounds); the loops that call it cache it with themselves
 @njit(nogil=True)
@@ -103,21 +88,21 @@ def unknown_probs(state, sp, K, out):
 
 
 act = forwarder(
-    lambda state, *_: _rule(state, "act"), "act", "state sp K rng",
+    lambda state, *_: rule_of(state, "act"), "act", "state sp K rng",
     """(greedy label, played label) of the algorithm whose record is ``state`` (compiled code only).""")
 
 update = forwarder(
-    lambda state, *_: _rule(state, "update"), "update", "state Wt idx val lo hi s y yhat played feedback",
+    lambda state, *_: rule_of(state, "update"), "update", "state Wt idx val lo hi s y yhat played feedback",
     """The algorithm's update of one round (compiled code only); False when it wrote a non-finite value.""")
 
 probs = forwarder(
-    lambda state, *_: _rule(state, "probs", unknown_probs), "probs", "state sp K out",
+    lambda state, *_: rule_of(state, "probs", unknown_probs), "probs", "state sp K out",
     """The distribution ``act`` draws the played label from, for the scores ``sp`` (after ``adjust``), into
     ``out[:K]`` (compiled code only): the record class's ``probs``; a record that names none writes NaN (its
     propensities are unknown).""")
 
 adjust = forwarder(
-    lambda state, *_: _rule(state, "adjust", None), "adjust", "state Wt idx val lo hi s K",
+    lambda state, *_: rule_of(state, "adjust", None), "adjust", "state Wt idx val lo hi s K",
     """The record's optional in-place change of the K scores ``s[:K]`` of the weights ``Wt`` for the row ``(idx, val,
     lo, hi)`` (a bias term; LinUCB's confidence widths); none by default (compiled code only).""")
 

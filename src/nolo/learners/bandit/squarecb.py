@@ -27,7 +27,7 @@ from nolo._validation import check_choice, check_flip_rates, check_int, check_sc
 from nolo.exceptions import ParameterError, PersistenceError
 from nolo.learners.bandit import oracles as O
 from nolo.learners.bandit import rate_oracle as RO
-from nolo.learners.bandit._forward import forwarder
+from nolo.learners.bandit._forward import forwarder, rule_of
 from nolo.learners.bandit._linear import OneBitBanditLearner
 from nolo.learners.bandit._pcg64 import uniform
 from nolo.learners.bandit._predict import decision_rows
@@ -128,7 +128,7 @@ def default_weight(state, s, K, ahat, t):
 
 
 explore_weight = forwarder(
-    lambda state, *_: getattr(getattr(state, "instance_class", None), "weight", None) or default_weight,
+    lambda state, *_: rule_of(state, "weight", default_weight),
     "explore_weight", "state s K ahat t",
     """The gap weight of round t for the scores ``s[:K]`` (greedy label ``ahat``): the record class's compiled
     ``weight`` if it names one (FastCB's first-order weight, :mod:`.fastcb`), else :func:`gap_weight` (compiled code
