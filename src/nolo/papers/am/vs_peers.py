@@ -193,7 +193,7 @@ def make_default(K: int, rho0: float, rho1: float, seed: int, known: bool = True
 
 @contextlib.contextmanager
 def _rows_as_given():
-    """The AM learners' runs on the suite's rows without their ScaleWarning: every learner meets the same rows by
+    """The comparison learners' runs on the suite's rows without their ScaleWarning: every learner meets the same rows by
     design (the suite's raw column scales are part of the comparison), the warning is the advice a user of those
     learners gets, and the experiment reports their error on the rows instead of printing it once per learner and
     setting."""
@@ -285,7 +285,9 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
 
         for name, cls, g in (("BPA-h", BPAh, gammas["BPA"]), ("SOBA-h", SOBAh, gammas["SOBA"])):
             m = cls(n_classes=K, gamma=g, rho0=rho0, rho1=rho1, seed=int(seed))
-            add(name, run_stream(m, X, y, n_play, rho0, rho1, seed=env_seed, checkpoints=cps), g)
+            with _rows_as_given():
+                res = run_stream(m, X, y, n_play, rho0, rho1, seed=env_seed, checkpoints=cps)
+            add(name, res, g)
     for name in others_for(quick):
         rff = SQUARECB[name].get("rff", False)
         if rff and not rff_rounds(dataset, quick):
@@ -300,7 +302,8 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
             n_run = min(n_play, rff_rounds(dataset, quick) if rff else LINUCB_MAX_ROUNDS)
             cps_run = cps[cps <= n_run]
         m = make_squarecb(name, K, dn, rho0, rho1, int(seed))
-        res = run_stream(m, Xn, y, n_run, rho0, rho1, seed=env_seed, checkpoints=cps_run)
+        with _rows_as_given():
+            res = run_stream(m, Xn, y, n_run, rho0, rho1, seed=env_seed, checkpoints=cps_run)
         g = np.nan if SQUARECB[name].get("learner") == "LinUCB" else float(m.gamma_scale)  # LinUCB has no gamma
         add(name, res, g, m.rates_ if m.estimate_rates else (np.nan, np.nan), m.oracle)
     if not quick and dataset in RFF_DATASETS:
@@ -308,8 +311,9 @@ def peers_task(dataset: str, rho0: float, rho1: float, seed: int, quick: bool, r
 
         n_run = min(n_play, KERNEL_TS_ROUNDS)
         m = KernelLabelTS(n_classes=K, rho0=rho0, rho1=rho1, seed=int(seed))
-        res = run_stream(m, nys_rows(dataset, quick), y, n_run, rho0, rho1, seed=env_seed,
-                         checkpoints=cps[cps <= n_run])
+        with _rows_as_given():
+            res = run_stream(m, nys_rows(dataset, quick), y, n_run, rho0, rho1, seed=env_seed,
+                             checkpoints=cps[cps <= n_run])
         add(KERNEL_TS, res)
     return {k: np.asarray(v) for k, v in rows.items()}
 
