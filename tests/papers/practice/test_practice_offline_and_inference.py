@@ -68,10 +68,25 @@ def test_claim_figures_on_hand_made_frames():
     assert f["ope_coverage_ips_dr_min"] == 1.0 and f["ope_uncorrected_coverage_noisy_max"] == 0.0
     assert f["ope_uncorrected_ips_mean_bias"] == pytest.approx(-0.05)
     assert f["ope_uncorrected_ips_predicted_bias"] == pytest.approx(0.1 - 0.2 * 0.55)
+    # the noisy value 0.55 + (0.1 - 0.2 x 0.55) = 0.54 lies in [0.4, 0.6]: the bias is as predicted
+    assert f["ope_uncorrected_bias_as_predicted_min"] == 1.0
+    # an uncorrected DR interval off the noisy value fails it, whatever IPS does
+    shifted = ope.copy()
+    off = (~shifted["corrected"]) & (shifted["method"] == "dr")
+    shifted.loc[off, ["value", "lo", "hi"]] = [0.58, 0.56, 0.6]
+    g = O.claim_figures(shifted, rates, learned)
+    assert g["ope_uncorrected_dr_covers_noisy_value"] == 0.0 and g["ope_uncorrected_ips_covers_noisy_value"] == 1.0
+    assert g["ope_uncorrected_bias_as_predicted_min"] == 0.0
     assert f["rates_coverage_uniform"] == 1.0 and f["rates_coverage_softmax"] == 0.0
     assert f["rates_coverage_min_logger"] == 0.0 and f["rates_missed_unwarned"] == 1.0
     assert f["rates_max_abs_error"] == pytest.approx(0.2)
     assert f["learn_max_ratio_to_best_vw"] == pytest.approx(0.5)  # against the best VW cb_type, not the mean
+
+
+def test_the_ope_logs_seeds_are_fixed_by_the_run_seeds_and_distinct():
+    assert O.ope_seeds([0, 1], 1) == [0, 1]
+    seeds = O.ope_seeds([0, 1], O.QUICK_OPE_LOGS_PER_SEED)
+    assert seeds == O.ope_seeds([0, 1], O.QUICK_OPE_LOGS_PER_SEED) and len(set(seeds)) == 2 * O.QUICK_OPE_LOGS_PER_SEED
 
 
 def test_the_experiment_is_registered():
