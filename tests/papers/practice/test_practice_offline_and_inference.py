@@ -85,8 +85,11 @@ def test_claim_figures_on_hand_made_frames():
 
 def test_the_ope_logs_seeds_are_fixed_by_the_run_seeds_and_distinct():
     assert O.ope_seeds([0, 1], 1) == [0, 1]
-    seeds = O.ope_seeds([0, 1], O.QUICK_OPE_LOGS_PER_SEED)
-    assert seeds == O.ope_seeds([0, 1], O.QUICK_OPE_LOGS_PER_SEED) and len(set(seeds)) == 2 * O.QUICK_OPE_LOGS_PER_SEED
+    assert O.ope_seeds([0, 1], 4) == [0, 1, 2, 3, 4, 5, 6, 7]
+    # no two logs share a seed, whatever the run seeds (a fixed stride of 1000 collided on [0, 1000])
+    for run in ([0, 1000], [3, 7, 2000], [5]):
+        got = O.ope_seeds(run, 4)
+        assert len(set(got)) == 4 * len(run) and got[:len(run)] == run
 
 
 def test_the_experiment_is_registered():

@@ -74,8 +74,11 @@ QUICK_OPE_LOGS_PER_SEED, PAPER_OPE_LOGS_PER_SEED = 4, 1
 
 
 def ope_seeds(seeds, per_seed: int) -> list[int]:
-    """The OPE logs' seeds: each run seed ``s`` and ``s + 1000 j`` for j < ``per_seed`` (fixed by the run seeds)."""
-    return [int(s) + 1000 * j for j in range(int(per_seed)) for s in seeds]
+    """The OPE logs' seeds: ``s + j M`` for each run seed ``s`` and j < ``per_seed``, M = max(seeds) + 1 (so distinct
+    for any distinct non-negative run seeds, and the run seeds themselves first; two seeds give 0..7 at quick scale)."""
+    seeds = [int(s) for s in seeds]
+    M = max(seeds) + 1
+    return [s + M * j for j in range(int(per_seed)) for s in seeds]
 
 
 def _ridge(X: np.ndarray, y: np.ndarray, K: int) -> np.ndarray:
