@@ -627,6 +627,44 @@ def test_claims_are_decided_at_their_scale():
         Claim("x", "n", "<", 0, why="two\nlines")
 
 
+def test_a_claim_within_two_standard_errors_of_its_bar_is_within_noise():
+    def status(value, se, thr=0.02, **kw):
+        figs = {"d": value, "d_se": se}
+        return ExperimentResult(figures=figs, claims=[Claim("d at most 0.02", "d", "<=", thr, se_figure="d_se",
+                                                            **kw)]).statuses(quick=True)[0][1]
+
+    assert status(0.035, 0.01) == "within_noise"  # 1.5 se above the bar
+    assert status(0.005, 0.01) == "within_noise"  # 1.5 se below it: not a hold either
+    assert status(0.045, 0.01) == "fails" and status(-0.005, 0.01) == "holds"  # 2.5 se away
+    assert status(0.035, float("nan")) == "fails" and status(0.035, 0.0) == "fails"  # no se: the value decides
+    assert status(0.035, 0.01, decidable_at="paper") == "not_at_this_scale"  # the scale comes first
+    with pytest.raises(ParameterError, match="refers to figure 'd_sd'"):
+        ExperimentResult(figures={"d": 0.0}, claims=[Claim("d", "d", "<=", 0.02, se_figure="d_sd")])
+    with pytest.raises(ParameterError, match="se_figure must be a figure name"):
+        Claim("d", "d", "<=", 0.02, se_figure="")
+
+
+def test_within_noise_is_counted_and_shown_apart_from_fails(tmp_path, scratch_registry):
+    from nolo.experiments.reproduce import reproduce
+
+    registry.EXPERIMENTS.unregister("demo/noisy-regression")
+
+    @experiment(paper="demo", id="seeds", title="A mean over seeds near its bar", quick_seeds=1)
+    def _seeds(ctx):
+        return ExperimentResult(figures={"d": 0.03, "d_se": 0.01, "x": 2.0},
+                                claims=[Claim("d is at most 0.02", "d", "<=", 0.02, se_figure="d_se"),
+                                        Claim("x is above one", "x", ">", 1.0)])
+
+    rep = reproduce("demo", quick=True, out=tmp_path / "o")
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["totals"] == {"holds": 1, "fails": 0, "not_at_this_scale": 0, "within_noise": 1}
+    assert [c["status"] for c in summary["experiments"][0]["claims"]] == ["within_noise", "holds"]
+    assert rep.all_hold  # within noise is not a failure
+    md = (tmp_path / "o" / "report.md").read_text()
+    assert "1 within 2 standard errors of their bar" in md and "| within noise | d is at most 0.02 |" in md
+    assert "1 within noise" in (tmp_path / "o" / "report.html").read_text()
+
+
 def test_am_horizon_claims_are_deferred_at_quick_scale_and_explained():
     """The AM claims the paper makes about 10^6-10^7-round curves are not decided by a quick run, and each
     carries a why pointing to an anchor that exists in docs/am-reproduction.md."""
@@ -672,7 +710,7 @@ def test_summary_json_is_byte_reproducible_and_timings_go_to_their_own_file(tmp_
     timings = json.loads((tmp_path / "a" / "timings.json").read_text())
     assert set(timings["experiments"][0]["figures"]) == {"seconds_work", "work_time_share", "elapsed"}
     assert timings["experiments"][0]["seconds"] >= 0
-    assert summary["totals"] == {"holds": 1, "fails": 0, "not_at_this_scale": 1}
+    assert summary["totals"] == {"holds": 1, "fails": 0, "not_at_this_scale": 1, "within_noise": 0}
     assert rep.all_hold  # a deferred claim is not a failure
 
 
@@ -853,7 +891,7 @@ def test_rounds_is_honoured_refused_or_reported(tmp_path, scratch_registry):
     # a --rounds run is not a paper-scale run: the paper-scale claim waits; the horizon claim is decided (500 >= 400)
     assert [s for _, s in o.statuses] == ["holds", "not_at_this_scale", "holds"]
     summary = json.loads((tmp_path / "a" / "summary.json").read_text())
-    assert summary["rounds"] == 500 and summary["totals"] == {"holds": 2, "fails": 0, "not_at_this_scale": 1}
+    assert summary["rounds"] == 500 and summary["totals"] == {"holds": 2, "fails": 0, "not_at_this_scale": 1, "within_noise": 0}
     assert json.loads((tmp_path / "a" / "timings.json").read_text())["rounds"] == 500
     seen.clear()
     reproduce("demo", quick=True, out=tmp_path / "b", rounds=300)

@@ -2,8 +2,8 @@
 
 ``summary.json`` is the verdict and nothing else: per experiment its figures
 and its claims, each with ``"status"`` (``holds`` / ``fails`` /
-``not_at_this_scale``) and, for a failure, the one-line ``"why"`` pointing to
-the docs.  It holds no wall-clock number, so two runs of the same code give
+``not_at_this_scale`` / ``within_noise``) and, for a failure, the one-line
+``"why"`` pointing to the docs.  It holds no wall-clock number, so two runs of the same code give
 byte-identical files; the timings (seconds per experiment, runs reused and
 computed, wall-clock figures such as ``seconds_nrest``) go to
 ``timings.json``.
@@ -44,7 +44,7 @@ from urllib.parse import quote
 
 from nolo import __version__
 from nolo.experiments.registry import PAPERS, Experiment, papers
-from nolo.experiments.result import STATUSES, ExperimentResult, is_timing
+from nolo.experiments.result import NOISE_Z, STATUSES, ExperimentResult, is_timing
 
 __all__ = ["ExperimentOutcome", "summary_dict", "timings_dict", "write_summary", "write_timings", "write_markdown",
            "write_html", "fmt_number", "console_summary", "rst_to_html", "scale_label"]
@@ -234,8 +234,10 @@ def _totals_line(outcomes, quick: bool) -> str:
     computed = sum(o.runs_computed for o in outcomes)
     runs = f"{reused} runs reused, {computed} computed" + (f", {failed_runs} failed" if failed_runs else "")
     n = {s: sum(o.count(s) for o in outcomes) for s in STATUSES}
+    noise = (f", {n['within_noise']} within {NOISE_Z:g} standard errors of their bar on this run's seeds"
+             if n["within_noise"] else "")
     return (f"{n['holds']} claims hold, {n['fails']} fail, {n['not_at_this_scale']} not decidable at "
-            f"{scale_label(outcomes, quick)}; {runs}")
+            f"{scale_label(outcomes, quick)}{noise}; {runs}")
 
 
 def _anchor(experiment: Experiment) -> str:
@@ -254,7 +256,8 @@ def _summary_table(outcomes: list[ExperimentOutcome], quick: bool) -> dict:
             err = o.error.strip().splitlines()[-1] if o.error.strip() else "error"
         rows.append({"key": o.experiment.key, "anchor": _anchor(o.experiment), "title": o.experiment.title,
                      "held": o.count("holds"), "failed": o.count("fails"),
-                     "deferred": o.count("not_at_this_scale"), "seconds": f"{o.seconds:.1f}", "error": err})
+                     "deferred": o.count("not_at_this_scale"), "noise": o.count("within_noise"),
+                     "seconds": f"{o.seconds:.1f}", "error": err})
     anchors = {o.experiment.key: _anchor(o.experiment) for o in outcomes}
     causes = [{"why": why, "count": len(items),
                "experiments": [(k, anchors[k]) for k in sorted({k for k, _ in items})]}
@@ -270,14 +273,17 @@ def console_summary(outcomes: list[ExperimentOutcome], quick: bool, out: Path | 
     datasets, experiments left out (``not_run``: ``--rounds`` does not apply), run counts, totals and where
     the report is."""
     w = max([len(o.experiment.key) for o in outcomes] + [10])
-    lines = [f"{'experiment':<{w}}  {'held':>5} {'failed':>6} {'deferred':>8}  {'seconds':>7}"]
+    noise = any(o.count("within_noise") for o in outcomes)
+    lines = [f"{'experiment':<{w}}  {'held':>5} {'failed':>6} {'deferred':>8}" + (f" {'noise':>5}" if noise else "")
+             + f"  {'seconds':>7}"]
     for o in outcomes:
         if o.error:
             first = o.error.strip().splitlines()[-1] if o.error.strip() else "error"
             lines.append(f"{o.experiment.key:<{w}}  {'ERROR':>22}  {o.seconds:>7.1f}  {first[:80]}")
             continue
         lines.append(f"{o.experiment.key:<{w}}  {o.count('holds'):>5} {o.count('fails'):>6} "
-                     f"{o.count('not_at_this_scale'):>8}  {o.seconds:>7.1f}")
+                     f"{o.count('not_at_this_scale'):>8}" + (f" {o.count('within_noise'):>5}" if noise else "")
+                     + f"  {o.seconds:>7.1f}")
     causes = _causes(outcomes)
     if causes:
         lines.append("failed claims, by cause:")
@@ -312,6 +318,9 @@ def paper_paragraphs(outcomes: list[ExperimentOutcome], quick: bool) -> list[dic
         n = {s: sum(o.count(s) for o in mine) for s in STATUSES}
         counts = (f"This run ({scale_label(mine, quick)}): {n['holds']} of {sum(n.values())} claims "
                   f"hold, {n['fails']} fail")
+        if n["within_noise"]:
+            counts += (f", {n['within_noise']} lie within {NOISE_Z:g} standard errors of their bar on this run's "
+                       "seeds (more seeds decide them)")
         counts += (f", {n['not_at_this_scale']} are decided only at paper scale (nolo reproduce {paper} "
                    "without --quick or --rounds)." if n["not_at_this_scale"] else ".")
         errs = [o.experiment.id for o in mine if o.error]
@@ -326,8 +335,8 @@ def paper_paragraphs(outcomes: list[ExperimentOutcome], quick: bool) -> list[dic
 
 
 # -- claims as rows or as a grid -------------------------------------------------------------------------
-_MARK = {"holds": "holds", "fails": "FAILS", "not_at_this_scale": "deferred"}
-_SYMBOL = {"holds": "\u2713", "fails": "\u2717", "not_at_this_scale": "\u00b7"}
+_MARK = {"holds": "holds", "fails": "FAILS", "not_at_this_scale": "deferred", "within_noise": "within noise"}
+_SYMBOL = {"holds": "\u2713", "fails": "\u2717", "not_at_this_scale": "\u00b7", "within_noise": "\u2248"}
 _KEY_RE = re.compile(r"^([^\s:/]+)/([^\s:]+): (.+)$")
 
 
@@ -511,7 +520,7 @@ def _context(outcomes, quick, path: Path, html: bool, embed_figures: bool = Fals
         exps.append({
             "paper": e.paper, "id": e.id, "key": e.key, "title": e.title, "description": e.description,
             "anchor": _anchor(e), "held": o.count("holds"), "failed": o.count("fails"),
-            "deferred": o.count("not_at_this_scale"),
+            "deferred": o.count("not_at_this_scale"), "noise": o.count("within_noise"),
             "description_html": Markup(rst_to_html(e.description)) if html else "", "error": o.error,
             "claims_header": ch, "claims": cr, "grid": claim_grid(o), "paper_header": ph, "paper_rows": pr,
             "figures": [[k, fmt_number(f.value), f.unit] for k, f in o.result.figures.items()],

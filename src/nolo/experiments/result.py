@@ -9,6 +9,13 @@ scale (the default), only at paper scale (``"paper"``: a ``--quick`` run
 reports it as ``"not_at_this_scale"``), or from a horizon of rounds on (an
 integer, compared with the rounds ``at`` which its figure was measured).  Its
 ``why`` is the one-line explanation, pointing to the docs, shown when it fails.
+
+A claim whose figure is a mean over seeds may name the figure holding its
+standard error (``se_figure``): where the figure lies within ``NOISE_Z``
+standard errors of the threshold, the run's seeds cannot tell which side of the
+bar the claim is on, and it is reported as ``"within_noise"`` rather than held
+or failed (more seeds decide it).  A non-finite standard error (fewer than two
+seeds) leaves the claim decided on its figure alone.
 """
 
 from __future__ import annotations
@@ -22,13 +29,16 @@ from typing import Any
 
 from nolo.exceptions import ParameterError
 
-__all__ = ["Figure", "Claim", "PaperRow", "ExperimentResult", "OPS", "STATUSES", "is_timing", "UNEXPLAINED"]
+__all__ = ["Figure", "Claim", "PaperRow", "ExperimentResult", "OPS", "STATUSES", "NOISE_Z", "is_timing", "UNEXPLAINED"]
 
 #: comparison operators a claim may use.
 OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 
 #: the verdicts a claim can get.
-STATUSES = ("holds", "fails", "not_at_this_scale")
+STATUSES = ("holds", "fails", "not_at_this_scale", "within_noise")
+
+#: standard errors of its figure within which a claim's threshold is not decided by the run's seeds
+NOISE_Z = 2.0
 
 #: the ``why`` of a failing claim that declared none.
 UNEXPLAINED = "not expected and not explained in the docs: a regression to investigate"
@@ -71,7 +81,9 @@ class Claim:
     ``decidable_at``: ``"any"`` (default), ``"paper"`` (only a paper-scale run decides it) or an
     integer horizon in rounds (decided once ``at`` -- the rounds its figure was measured at -- reaches
     it); ``why``: one line saying why it fails when it does, with the docs section that explains it
-    (``"BPA ahead of RCNBF until ~10^7 rounds -- docs/am-reproduction.md#horizon"``).
+    (``"BPA ahead of RCNBF until ~10^7 rounds -- docs/am-reproduction.md#horizon"``); ``se_figure``: the
+    figure holding the standard error of ``figure`` over the run's seeds, if it is a mean over seeds (the claim is
+    ``"within_noise"`` where ``figure`` lies within :data:`NOISE_Z` of them of the threshold).
     """
 
     statement: str
@@ -81,6 +93,7 @@ class Claim:
     decidable_at: str | int = "any"
     why: str = ""
     at: int | None = None
+    se_figure: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.statement, str) or not self.statement.strip():
@@ -104,6 +117,8 @@ class Claim:
             raise ParameterError(f"claim at must be a number of rounds (an integer >= 1), got {self.at!r}")
         if not isinstance(self.why, str) or "\n" in self.why:
             raise ParameterError(f"claim why must be one line of text, got {self.why!r}")
+        if self.se_figure is not None and (not isinstance(self.se_figure, str) or not self.se_figure):
+            raise ParameterError(f"claim se_figure must be a figure name or None, got {self.se_figure!r}")
 
     def holds(self, figures: dict[str, Figure]) -> bool:
         fig = figures.get(self.figure)
@@ -119,10 +134,22 @@ class Claim:
             return self.at >= self.decidable_at
         return True
 
+    def within_noise(self, figures: dict[str, Figure]) -> bool:
+        """Whether the figure lies within :data:`NOISE_Z` of its standard errors (``se_figure``, when finite and
+        positive) of the threshold: the run's seeds do not decide the claim."""
+        if self.se_figure is None:
+            return False
+        fig, se = figures.get(self.figure), figures.get(self.se_figure)
+        if fig is None or se is None or not (math.isfinite(fig.value) and math.isfinite(se.value) and se.value > 0):
+            return False
+        return abs(fig.value - self.threshold) < NOISE_Z * se.value
+
     def status(self, figures: dict[str, Figure], quick: bool) -> str:
-        """``"holds"``, ``"fails"`` or ``"not_at_this_scale"``."""
+        """``"holds"``, ``"fails"``, ``"not_at_this_scale"`` or ``"within_noise"``."""
         if not self.decidable(quick):
             return "not_at_this_scale"
+        if self.within_noise(figures):
+            return "within_noise"
         return "holds" if self.holds(figures) else "fails"
 
     @property
@@ -211,16 +238,17 @@ class ExperimentResult:
         self.paper_rows = [_as_row(r) for r in self.paper_rows]
         self.plots = [Path(p) for p in self.plots]
         for c in self.claims:
-            if c.figure not in self.figures:
-                raise ParameterError(
-                    f"claim {c.statement!r} refers to figure {c.figure!r}, which is not among the figures "
-                    f"({', '.join(sorted(self.figures)) or 'none'})"
-                )
+            for name in (c.figure, c.se_figure):
+                if name is not None and name not in self.figures:
+                    raise ParameterError(
+                        f"claim {c.statement!r} refers to figure {name!r}, which is not among the figures "
+                        f"({', '.join(sorted(self.figures)) or 'none'})"
+                    )
 
     def verdicts(self) -> list[tuple[Claim, bool]]:
         """Each claim with whether its comparison holds on this result's figures (whatever the scale)."""
         return [(c, c.holds(self.figures)) for c in self.claims]
 
     def statuses(self, quick: bool) -> list[tuple[Claim, str]]:
-        """Each claim with its verdict at this scale: ``"holds"``, ``"fails"`` or ``"not_at_this_scale"``."""
+        """Each claim with its verdict at this scale: one of :data:`STATUSES`."""
         return [(c, c.status(self.figures, quick)) for c in self.claims]

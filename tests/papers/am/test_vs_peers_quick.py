@@ -1,6 +1,6 @@
 """vs-peers at quick scale, as `nolo reproduce am --quick --only vs-peers` runs it: every claim is decided on nolo's
-default learner (AutoCB) and each verdict is the recorded one (``EXPECTED_FAILURES``, with the why of each kind in the
-experiment; the 10^4-round cells are decided on the mean of 5 seeds); and the pieces that decide the short horizons on
+default learner (AutoCB) and each verdict is the recorded one (``EXPECTED_FAILS``, with the why of each kind in the
+experiment, and ``EXPECTED_WITHIN_NOISE``; the 10^4-round cells are decided on the mean of 5 seeds); and the pieces that decide the short horizons on
 5 seeds.
 
 Slow (~10 min on 2 cores cold: 42 streams of 10^5 rounds and 168 more of 10^4 on AM's digits, Iris, SynSep and the
@@ -54,41 +54,99 @@ def test_extra_seed_runs_replay_the_first_rounds_of_a_full_run():
     assert full.t.max() == 3_000 > stop
 
 
-#: the claims that fail at quick scale, all at 10^4 rounds but two (decided on the mean of 5 seeds; docs/default-learner.md):
-#: (kind, cell), kind "am" (<= every AM learner), "vw" (<= 0.7 x or <= 1.0 x VW squarecb, or AutoCB-est <= 0.8 x), or
-#: "rates" (AutoCB-est within 0.02 of AutoCB)
-EXPECTED_FAILURES: set[tuple[str, str]] = {
-    ("am", "synsep/0,0/10000"),
-    ("rates", "digits/0.2,0.4/10000"), ("rates", "digits/0.4,0.2/10000"), ("rates", "digits/0.4,0.4/10000"),
-    ("rates", "digits/0.4,0.4/100000"), ("rates", "iris/0.4,0.4/10000"), ("rates", "mixed-scales/0.4,0.2/10000"),
-    ("rates", "synsep/0.2,0.4/10000"), ("rates", "synsep/0.4,0.2/10000"), ("rates", "synsep/0.4,0.4/10000"),
-    ("rates", "synsep/0.4,0.4/100000"), ("rates", "wine/0.4,0.2/10000"), ("rates", "wine/0.4,0.4/10000"),
-    ("vw", "digits/0.25,0.25/10000"), ("vw", "digits/0.4,0.4/10000"), ("vw", "mixed-scales/0.4,0.4/10000"),
-    ("vw", "synsep/0.15,0.15/10000"), ("vw", "synsep/0.2,0.4/10000"), ("vw", "synsep/0.25,0.25/10000"),
-    ("vw", "synsep/0.4,0.2/10000"), ("vw", "synsep/0.4,0.4/10000"),
+#: the quick-scale claims that fail, by (figure, threshold): digits and SynSep under (0.4, 0.4) at 10^4 rounds
+#: (decided on the mean of 5 seeds), SynSep under (0.4, 0.2) with the rates estimated, and the rates at 10^5 rounds
+#: (one seed, so decided on the value; docs/default-learner.md)
+EXPECTED_FAILS: set[tuple[str, float]] = {
+    ("unknown_minus_known_rates/digits/0.4,0.4/10000", 0.02),
+    ("default_over_vw_squarecb/digits/0.4,0.4/10000", 0.7),
+    ("default_est_over_vw_squarecb/digits/0.4,0.4/10000", 0.8),
+    ("unknown_minus_known_rates/digits/0.4,0.4/100000", 0.02),
+    ("default_est_over_vw_squarecb/synsep/0.4,0.2/10000", 0.8),
+    ("default_over_vw_squarecb/synsep/0.4,0.4/10000", 0.7),
+    ("default_est_over_vw_squarecb/synsep/0.4,0.4/10000", 0.8),
+    ("unknown_minus_known_rates/synsep/0.4,0.4/100000", 0.02),
+}
+
+#: the claims whose 5-seed mean lies within two paired standard errors of the bar (``within_noise``: not decided by
+#: these seeds): the 10^4-round cells under noise, where the seed-to-seed spread is 0.02-0.09 (docs/default-learner.md)
+EXPECTED_WITHIN_NOISE: set[tuple[str, float]] = {
+    ("unknown_minus_known_rates/digits/0.15,0.15/10000", 0.02),
+    ("unknown_minus_known_rates/digits/0.2,0.4/10000", 0.02),
+    ("unknown_minus_known_rates/digits/0.25,0.25/10000", 0.02),
+    ("default_over_vw_squarecb/digits/0.25,0.25/10000", 0.7),
+    ("default_est_over_vw_squarecb/digits/0.25,0.25/10000", 0.8),
+    ("unknown_minus_known_rates/digits/0.4,0.2/10000", 0.02),
+    ("default_over_vw_squarecb/digits/0.4,0.2/10000", 0.7),
+    ("default_est_over_vw_squarecb/digits/0.4,0.2/10000", 0.8),
+    ("unknown_minus_known_rates/iris/0.25,0.25/10000", 0.02),
+    ("unknown_minus_known_rates/iris/0.4,0.4/10000", 0.02),
+    ("default_over_vw_squarecb/mixed-scales/0.15,0.15/10000", 0.7),
+    ("unknown_minus_known_rates/mixed-scales/0.2,0.4/10000", 0.02),
+    ("default_over_vw_squarecb/mixed-scales/0.2,0.4/10000", 0.7),
+    ("default_est_over_vw_squarecb/mixed-scales/0.2,0.4/10000", 0.8),
+    ("unknown_minus_known_rates/mixed-scales/0.25,0.25/10000", 0.02),
+    ("default_over_vw_squarecb/mixed-scales/0.25,0.25/10000", 0.7),
+    ("default_est_over_vw_squarecb/mixed-scales/0.25,0.25/10000", 0.8),
+    ("unknown_minus_known_rates/mixed-scales/0.4,0.2/10000", 0.02),
+    ("default_est_over_vw_squarecb/mixed-scales/0.4,0.2/10000", 0.8),
+    ("unknown_minus_known_rates/mixed-scales/0.4,0.4/10000", 0.02),
+    ("default_over_vw_squarecb/mixed-scales/0.4,0.4/10000", 0.7),
+    ("default_est_over_vw_squarecb/mixed-scales/0.4,0.4/10000", 0.8),
+    ("default_minus_best_am/synsep/0,0/10000", 0),
+    ("unknown_minus_known_rates/synsep/0.15,0.15/10000", 0.02),
+    ("default_over_vw_squarecb/synsep/0.15,0.15/10000", 0.7),
+    ("default_over_vw_squarecb/synsep/0.15,0.15/10000", 1),
+    ("default_est_over_vw_squarecb/synsep/0.15,0.15/10000", 0.8),
+    ("unknown_minus_known_rates/synsep/0.2,0.4/10000", 0.02),
+    ("default_over_vw_squarecb/synsep/0.2,0.4/10000", 0.7),
+    ("default_est_over_vw_squarecb/synsep/0.2,0.4/10000", 0.8),
+    ("default_over_vw_squarecb/synsep/0.25,0.25/10000", 0.7),
+    ("default_over_vw_squarecb/synsep/0.25,0.25/10000", 1),
+    ("default_est_over_vw_squarecb/synsep/0.25,0.25/10000", 0.8),
+    ("unknown_minus_known_rates/synsep/0.4,0.2/10000", 0.02),
+    ("default_over_vw_squarecb/synsep/0.4,0.2/10000", 0.7),
+    ("default_over_vw_squarecb/synsep/0.4,0.2/10000", 1),
+    ("unknown_minus_known_rates/synsep/0.4,0.4/10000", 0.02),
+    ("default_over_vw_squarecb/synsep/0.4,0.4/10000", 1),
+    ("unknown_minus_known_rates/wine/0.4,0.2/10000", 0.02),
+    ("unknown_minus_known_rates/wine/0.4,0.4/10000", 0.02),
 }
 
 
-def _within_one_se(claim, figures) -> bool:
+def _se_of(claim, figures) -> float | None:
     name = claim["figure"]
     kind = name.split("/")[0]
     se = figures.get(name.replace(kind, kind + "_se", 1), {}).get("value")
-    value = figures[name]["value"]
-    return se is not None and np.isfinite(se) and abs(value - claim["threshold"]) <= se
+    return se if se is not None and np.isfinite(se) else None
 
 
-def test_within_one_se_by_hand():
-    figs = {"best_over_vw_squarecb/a/10000": {"value": 0.74}, "best_over_vw_squarecb_se/a/10000": {"value": 0.05},
-            "best_over_vw_squarecb/b/10000": {"value": 0.80}, "best_over_vw_squarecb_se/b/10000": {"value": 0.05},
-            "best_minus_best_am/c/100000": {"value": 0.001}}
-    assert _within_one_se({"figure": "best_over_vw_squarecb/a/10000", "threshold": 0.7}, figs)
-    assert not _within_one_se({"figure": "best_over_vw_squarecb/b/10000", "threshold": 0.7}, figs)
-    assert not _within_one_se({"figure": "best_minus_best_am/c/100000", "threshold": 0.0}, figs)  # no SE: exact
+def _near_the_noise_band(claim, figures) -> bool:
+    """The figure lies within one standard error of the band edge at NOISE_Z standard errors from the bar, where
+    another CPU's BLAS rounding may move a 5-seed cell across the edge (a one-seed cell has no standard error)."""
+    from nolo.experiments.result import NOISE_Z
+
+    se = _se_of(claim, figures)
+    if se is None:
+        return False
+    return abs(abs(figures[claim["figure"]]["value"] - claim["threshold"]) - NOISE_Z * se) <= se
 
 
-def _kind_cell(claim) -> tuple[str, str]:
-    cell = claim["statement"].split(":")[0]
-    return ("vw" if "VW" in claim["statement"] else "am" if "every AM learner" in claim["statement"] else "rates"), cell
+def test_near_the_noise_band_by_hand():
+    figs = {"default_over_vw_squarecb/a/10000": {"value": 0.79}, "default_over_vw_squarecb_se/a/10000": {"value": 0.05},
+            "default_over_vw_squarecb/b/10000": {"value": 0.95}, "default_over_vw_squarecb_se/b/10000": {"value": 0.05},
+            "default_minus_best_am/c/100000": {"value": 0.001}}
+    # 0.09 from the bar, the edge at 0.10: within one se of it; 0.25 from the bar: decided, far from the edge
+    assert _near_the_noise_band({"figure": "default_over_vw_squarecb/a/10000", "threshold": 0.7}, figs)
+    assert not _near_the_noise_band({"figure": "default_over_vw_squarecb/b/10000", "threshold": 0.7}, figs)
+    assert not _near_the_noise_band({"figure": "default_minus_best_am/c/100000", "threshold": 0.0}, figs)  # no se
+
+
+def _expected_status(claim, vw: bool) -> str:
+    key = (claim["figure"], claim["threshold"])
+    if not vw and "vw" in claim["figure"]:
+        return "holds"
+    return "fails" if key in EXPECTED_FAILS else "within_noise" if key in EXPECTED_WITHIN_NOISE else "holds"
 
 
 @pytest.fixture(scope="module")
@@ -105,19 +163,19 @@ def quick_vs_peers(tmp_path_factory):
 @pytest.mark.timeout(1800)  # the fixture's run: ~3 min idle, several times that on a loaded machine
 def test_quick_claims_hold_but_the_expected_failures(quick_vs_peers):
     claims, figures = quick_vs_peers
-    assert all(c["status"] in ("holds", "fails") for c in claims)  # every claim decided at quick scale
-    failed = {_kind_cell(c) for c in claims if c["status"] == "fails"}
-    if not V.available():
-        expected = {k for k in EXPECTED_FAILURES if k[0] != "vw"}
-    else:
-        expected = EXPECTED_FAILURES
-    # a verdict other than the expected one is accepted only for a 5-seed cell whose mean lies within one paired
-    # standard error of the bar (another CPU's BLAS may round differently and move such a cell across it)
-    flipped = [c for c in claims if (_kind_cell(c) in failed) != (_kind_cell(c) in expected)]
-    unexplained = [_kind_cell(c) for c in flipped if not _within_one_se(c, figures)]
-    assert not unexplained, (f"unexpected failures {sorted(set(unexplained) & failed)}, "
-                             f"unexpected holds {sorted(set(unexplained) - failed)}")
+    assert all(c["status"] in ("holds", "fails", "within_noise") for c in claims)  # none deferred to paper scale
+    vw = V.available()
+    # a verdict other than the expected one is accepted only for a 5-seed cell within one standard error of the edge of
+    # its noise band (another CPU's BLAS may round differently and move such a cell across it), and only into or out
+    # of the band: never a recorded failure that holds, or the reverse
+    unexplained = [(c["figure"], c["threshold"], c["status"]) for c in claims
+                   if c["status"] != _expected_status(c, vw)
+                   and ({c["status"], _expected_status(c, vw)} == {"holds", "fails"}
+                        or not _near_the_noise_band(c, figures))]
+    assert not unexplained, f"verdicts other than the recorded ones: {sorted(unexplained)}"
     assert all(c["why"].strip() for c in claims if c["status"] == "fails")
+    noisy = [c for c in claims if c["status"] == "within_noise"]
+    assert noisy and all("/10000:" in c["statement"] for c in noisy)  # only the 5-seed cells have a standard error
     n_cells = 7 * 6 * 2  # digits, Iris, SynSep, wine, breast-cancer, moons, mixed-scales x six settings x 10^4, 10^5
     assert all("nolo's default learner" in c["statement"] for c in claims)  # decided on the default alone
     vs_am = [c for c in claims if "every AM learner" in c["statement"]]
