@@ -258,7 +258,8 @@ def run(spec, out, jobs, backend, scheduler, seeds, force, quiet, verbose):
 @click.option("--backend", default="local", show_default=True, type=_BACKENDS)
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --backend dask).")
 @click.option("--force", is_flag=True, help="Recompute every run instead of reusing those already in --out.")
-@click.option("--strict", is_flag=True, help="Exit with status 1 if any claim fails (deferred claims do not).")
+@click.option("--strict", is_flag=True,
+              help="Exit with status 1 if any claim fails (deferred claims and claims within noise do not).")
 @click.option("--embed-figures", "embed_figures", is_flag=True,
               help="Put the figures inside report.html (one self-contained, larger file) instead of linking "
                    "the PNG files beside it.")
