@@ -20,6 +20,7 @@ import nolo.papers
 import nolo.papers.demo  # noqa: F401  (registers demo/noisy-regression)
 from nolo.experiments import Claim, ExperimentResult, PaperRow, experiment, registry
 from nolo.experiments.registry import get_experiments, load_experiment_modules, register_experiment
+from nolo.experiments.result import STATUSES
 
 
 # -- registry and results ------------------------------------------------------------------------
@@ -188,8 +189,9 @@ def _check_summary_shape(summary: dict) -> None:
             assert fig["value"] is None or isinstance(fig["value"], (int, float))
             assert isinstance(fig["unit"], str)
         for c in e["claims"]:
-            assert set(c) == CLAIM_KEYS | ({"why"} if c["status"] == "fails" else set())
-            assert c["status"] in ("holds", "fails", "not_at_this_scale")
+            assert set(c) - {"se_figure"} == CLAIM_KEYS | ({"why"} if c["status"] == "fails" else set())
+            assert c.get("se_figure", c["figure"]) in e["figures"]
+            assert c["status"] in STATUSES
             assert c["status"] != "fails" or c["why"].strip()
             assert c["op"] in ("<=", ">=", "<", ">") and isinstance(c["holds"], bool)
             assert c["figure"] in e["figures"]
@@ -658,10 +660,13 @@ def test_within_noise_is_counted_and_shown_apart_from_fails(tmp_path, scratch_re
     rep = reproduce("demo", quick=True, out=tmp_path / "o")
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert summary["totals"] == {"holds": 1, "fails": 0, "not_at_this_scale": 0, "within_noise": 1}
-    assert [c["status"] for c in summary["experiments"][0]["claims"]] == ["within_noise", "holds"]
+    claims = summary["experiments"][0]["claims"]
+    assert [c["status"] for c in claims] == ["within_noise", "holds"]
+    assert claims[0]["se_figure"] == "d_se" and "se_figure" not in claims[1]
     assert rep.all_hold  # within noise is not a failure
     md = (tmp_path / "o" / "report.md").read_text()
     assert "1 within 2 standard errors of their bar" in md and "| within noise | d is at most 0.02 |" in md
+    assert "lies within 2 standard errors of the bar" in md
     assert "1 within noise" in (tmp_path / "o" / "report.html").read_text()
 
 

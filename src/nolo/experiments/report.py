@@ -2,8 +2,8 @@
 
 ``summary.json`` is the verdict and nothing else: per experiment its figures
 and its claims, each with ``"status"`` (``holds`` / ``fails`` /
-``not_at_this_scale`` / ``within_noise``) and, for a failure, the one-line
-``"why"`` pointing to the docs.  It holds no wall-clock number, so two runs of the same code give
+``not_at_this_scale`` / ``within_noise``; ``"se_figure"`` when it names its
+standard error) and, for a failure, the one-line ``"why"`` pointing to the docs.  It holds no wall-clock number, so two runs of the same code give
 byte-identical files; the timings (seconds per experiment, runs reused and
 computed, wall-clock figures such as ``seconds_nrest``) go to
 ``timings.json``.
@@ -164,6 +164,8 @@ def summary_dict(outcomes: list[ExperimentOutcome], quick: bool) -> dict:
             totals[st] += 1
             entry = {"statement": c.statement, "figure": c.figure, "op": c.op, "threshold": _num(c.threshold),
                      "holds": bool(h), "status": st, "decidable_at": _decidable_json(c.decidable_at)}
+            if c.se_figure is not None:
+                entry["se_figure"] = c.se_figure
             if st == "fails":
                 entry["why"] = o.why(c)
             claims.append(entry)
@@ -528,7 +530,7 @@ def _context(outcomes, quick, path: Path, html: bool, embed_figures: bool = Fals
         })
     return {"version": __version__, "quick": quick, "summary": console_summary(outcomes, quick),
             "summary_table": _summary_table(outcomes, quick), "papers": paper_paragraphs(outcomes, quick),
-            "experiments": exps, "symbols": _SYMBOL}
+            "experiments": exps, "symbols": _SYMBOL, "noise_z": f"{NOISE_Z:g}"}
 
 
 def write_markdown(path: str | os.PathLike, outcomes: list[ExperimentOutcome], quick: bool) -> Path:
