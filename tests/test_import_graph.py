@@ -142,3 +142,25 @@ def test_the_check_sees_a_cycle(tmp_path, monkeypatch):
     (fake / "kernels" / "c.py").write_text("from nolo.kernels import a, b\n")
     monkeypatch.setattr(__import__(__name__), "ROOT", fake)
     assert _cycles(_module_graph()) == [["nolo.kernels.a", "nolo.kernels.b"]]
+
+
+#: what a learner's import must not pull in: scikit-learn (with scipy.stats and pandas beneath it) and
+#: scipy.optimize cost a new process about 1.5-3 s, and no learner needs them to act and learn.
+HEAVY = ("sklearn", "scipy.stats", "scipy.optimize", "pandas")
+
+
+def _heavy_imports_of(statement):
+    import subprocess
+    import sys
+
+    code = f"import sys\n{statement}\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_importing_the_learners_stays_light():
+    assert _heavy_imports_of("from nolo.learners.bandit import default_learner, FastCB, run_stream") == ""
+    assert _heavy_imports_of("import nolo.learners, nolo.oco, nolo.kernels, nolo.losses, nolo.noise") == ""
+
+
+def test_the_light_import_check_sees_a_heavy_import():
+    assert "sklearn" in _heavy_imports_of("from nolo.learners.bandit import FastCB\nimport sklearn.base")

@@ -15,11 +15,11 @@ names and does nothing else, ``get_params``/``set_params`` work -- and adds
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from nolo._registry import Registry
 from nolo.exceptions import ParameterError, PersistenceError
@@ -140,14 +140,100 @@ def decode_value(data: Any) -> Any:
     return data
 
 
-class Configurable(BaseEstimator):
-    """Base of every configurable nolo object (scikit-learn parameter conventions)."""
+#: class -> its constructor's parameter names, sorted (read once per class: ``inspect.signature`` is slow)
+_PARAM_NAMES: dict[type, list[str]] = {}
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether a parameter value equals its default, for the repr (arrays elementwise, NaN equal to NaN)."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and bool(
+            np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f"))
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    if type(a) is not type(b) and not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # pragma: no cover - a value whose comparison raises
+        return repr(a) == repr(b)
+
+
+class Configurable:
+    """Base of every configurable nolo object (scikit-learn parameter conventions).
+
+    ``get_params``/``set_params`` follow scikit-learn's ``BaseEstimator`` to the letter (parameters are the
+    constructor's arguments, nested ones read ``component__param``), so :func:`sklearn.base.clone`, grid
+    searches and pipelines take any nolo object; the class is its own so that importing a learner does not
+    import scikit-learn (about a second of a new process).  The estimators of :mod:`nolo.sklearn_api` add
+    scikit-learn's ``BaseEstimator`` after this class for its tags and HTML repr.
+    """
 
     _abstract: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         CLASSES.register(_class_path(cls), cls, replace=True)
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        """The constructor's parameter names, sorted (no ``*args``: a parameter must be named)."""
+        names = _PARAM_NAMES.get(cls)
+        if names is None:
+            init = cls.__init__
+            if init is object.__init__:
+                names = []
+            else:
+                params = [p for p in inspect.signature(init).parameters.values()
+                          if p.name != "self" and p.kind != p.VAR_KEYWORD]
+                if any(p.kind == p.VAR_POSITIONAL for p in params):
+                    raise TypeError(f"{cls.__name__}.__init__ takes *args: every parameter must be named")
+                names = sorted(p.name for p in params)
+            _PARAM_NAMES[cls] = names
+        return list(names)
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor parameters and their values; with ``deep``, also ``component__param`` of nested
+        objects that have ``get_params``."""
+        out = {}
+        for key in self._get_param_names():
+            value = getattr(self, key)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{key}__{k}", v) for k, v in value.get_params().items())
+            out[key] = value
+        return out
+
+    def _assign_params(self, params: dict) -> None:
+        """Assign parameters as scikit-learn's ``set_params`` does (no validation): top-level ones first, then
+        each nested object's ``set_params`` with its ``component__`` keys.  An unknown name is a
+        :class:`ParameterError` listing the valid ones."""
+        valid = self.get_params(deep=True)
+        nested: dict[str, dict] = {}
+        for key, value in params.items():
+            name, delim, sub = key.partition("__")
+            if name not in valid:
+                raise ParameterError(f"invalid parameter {name!r} for {type(self).__name__}; "
+                                     f"valid parameters are: {self._get_param_names()!r}")
+            if delim:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+                valid[name] = value
+        for name, sub_params in nested.items():
+            valid[name].set_params(**sub_params)
+
+    def __repr__(self) -> str:
+        """``Class(param=value, ...)`` with the parameters that differ from their defaults, sorted by name."""
+        try:
+            defaults = {k: p.default for k, p in inspect.signature(type(self).__init__).parameters.items()}
+            shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items()
+                              if k not in defaults or defaults[k] is inspect.Parameter.empty
+                              or not _same_value(v, defaults[k]))
+        except Exception:  # pragma: no cover - a half-built object (repr must never raise)
+            return f"<{type(self).__name__} object>"
+        return f"{type(self).__name__}({shown})"
 
     def _validate_params(self) -> None:
         """Check every constructor parameter; raise ParameterError naming the bad one (default: nothing).
@@ -176,14 +262,14 @@ class Configurable(BaseEstimator):
             deep = {}
         nested_old = {k: deep[k] for k in params if "__" in k and k in deep}
         try:
-            super().set_params(**params)
+            self._assign_params(params)
             self._validate_params()
         except Exception:
             self.__dict__.clear()
             self.__dict__.update(snapshot)
             if nested_old:
                 try:
-                    BaseEstimator.set_params(self, **nested_old)
+                    self._assign_params(nested_old)
                 except Exception:  # pragma: no cover - restoring values that were valid before
                     pass
             raise

@@ -57,7 +57,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, sparse
+from scipy import sparse
 
 from nolo._validation import check_array, check_choice, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
@@ -65,6 +65,14 @@ from nolo.oco.losses_api import check_loss, check_targets
 from nolo.oco.projected_step import project_l1_inplace
 from nolo.oco.projections import Box, ConstraintSet, L1Ball, L2Ball, Unconstrained, check_constraint, project_trace_norm_ball
 from nolo.oco.structure import affine_pieces, loss_structure, quadratic_coefficients
+
+
+def _optimize():
+    """:mod:`scipy.optimize`, imported on the first comparator solved (half a second of import that a learner
+    importing :mod:`nolo.oco` for its projections and steps never needs)."""
+    from scipy import optimize
+
+    return optimize
 
 __all__ = [
     "HindsightSolution",
@@ -204,7 +212,7 @@ def _box_qp(H, h, constraint: Box, w0=None) -> np.ndarray:
         return float(w @ Hw + h @ w), 2.0 * Hw + h
 
     start = np.clip(np.zeros(d) if w0 is None else w0, low, high)
-    res = optimize.minimize(
+    res = _optimize().minimize(
         fg, start, jac=True, method="L-BFGS-B", bounds=list(zip(low, high)),
         options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-13, "maxcor": 30},
     )
@@ -283,7 +291,7 @@ def _solve_smooth(X, y, loss, constraint, tol, w0=None):
         low, high = constraint.bounds(d)
         bounds = list(zip(low, high))
         start = np.clip(start, low, high)
-    res = optimize.minimize(
+    res = _optimize().minimize(
         fg, start, jac=True, method="L-BFGS-B", bounds=bounds,
         options={"maxiter": 50000, "ftol": 1e-16, "gtol": 1e-12, "maxcor": 30},
     )
@@ -323,7 +331,7 @@ def _solve_piecewise_linear(X, y, loss, constraint, tol, pieces):
         wb = [(-R, R)] * d
     else:
         wb = [(None, None)] * d
-    res = optimize.linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=wb + [(None, None)] * n, method="highs")
+    res = _optimize().linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=wb + [(None, None)] * n, method="highs")
     if res.status != 0:
         raise NumericalError(f"the hindsight linear program failed: {res.message}")
     lower = float(res.fun)
@@ -346,7 +354,7 @@ def _solve_piecewise_linear(X, y, loss, constraint, tol, pieces):
     best_w, best_up, best_low = None, math.inf, lower
     theta = np.full(n, 0.5)
     for _ in range(3):
-        out = optimize.minimize(
+        out = _optimize().minimize(
             neg_dual, theta, jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * n,
             options={"maxiter": 50000, "ftol": 1e-16, "gtol": 1e-14, "maxcor": 50},
         )

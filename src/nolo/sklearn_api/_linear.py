@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin
 
 from nolo._config import Configurable
 from nolo._validation import check_seed
@@ -27,7 +27,7 @@ from nolo.sklearn_api._scaling import Standardizer
 __all__ = ["LinearReadingsRegressor"]
 
 
-class LinearReadingsRegressor(RegressorMixin, Configurable):
+class LinearReadingsRegressor(RegressorMixin, Configurable, BaseEstimator):
     #: readings an item must have
     min_copies = 1
     #: True when the noise is pooled over the items with 2+ readings: single-reading items still count (unbalanced

@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
 
 from nolo._config import Configurable
@@ -126,7 +126,7 @@ class _Count:
         self.n_items, self.row_item = n, None
 
 
-class _NoisyKernelEstimator(Configurable):
+class _NoisyKernelEstimator(Configurable, BaseEstimator):
     default_loss = "squared"
     is_regressor = True
     _auto_eta = 0.1

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
 
+from nolo._config import Configurable
 from nolo._jit import njit
 from nolo._validation import check_array, check_choice, check_int, check_scalar
 from nolo.exceptions import NumericalError, ParameterError
@@ -106,7 +106,7 @@ def refresh_rates(hist, est, pct_top, rho_max, K):
     hist[:] = 0.0
 
 
-class OracleRates(BaseEstimator):
+class OracleRates(Configurable):
     """Flip rates (rho0, rho1) of a logged bandit data set read off a per-class regression oracle (no network).
 
     The logged-data counterpart of SquareCB's online estimate (module docstring; docs/squarecb.md) and of
