@@ -224,6 +224,14 @@ class Configurable:
         for name, sub_params in nested.items():
             valid[name].set_params(**sub_params)
 
+    def __getstate__(self) -> dict:
+        """The instance dict, copied (always a dict, also for an object with no attributes yet: subclasses that
+        drop a cache before pickling edit it)."""
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     def __repr__(self) -> str:
         """``Class(param=value, ...)`` with the parameters that differ from their defaults, sorted by name."""
         try:
