@@ -11,15 +11,24 @@ from nolo.exceptions import ParameterError
 from nolo.learners import ProjectedOGD
 from nolo.learners.bandit import FastCB
 from nolo.losses import Squared
+from nolo.oco.projections import L2Ball
 
 
 def test_get_params_is_sorted_and_nests():
-    m = ProjectedOGD(loss=Squared())
+    m = ProjectedOGD(constraint=L2Ball(radius=2.0))
     shallow = m.get_params(deep=False)
-    assert list(shallow) == sorted(shallow)
+    assert list(shallow) == ["constraint", "loss", "seed", "step"]
     deep = m.get_params(deep=True)
-    assert deep["loss"] is m.loss
-    assert all(k in deep for k in shallow)
+    assert deep["constraint"] is m.constraint and deep["constraint__radius"] == 2.0
+    assert set(deep) == set(shallow) | {"constraint__radius"}
+
+
+def test_nested_set_params_sets_and_rolls_back():
+    m = ProjectedOGD(constraint=L2Ball(radius=2.0))
+    assert m.set_params(constraint__radius=3.0).constraint.radius == 3.0
+    with pytest.raises(ParameterError, match="radius"):
+        m.set_params(seed=5, constraint__radius=-1.0)
+    assert m.constraint.radius == 3.0 and m.seed is None
 
 
 def test_set_params_refuses_unknown_names_and_keeps_state():

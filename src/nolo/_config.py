@@ -140,8 +140,22 @@ def decode_value(data: Any) -> Any:
     return data
 
 
-#: class -> its constructor's parameter names, sorted (read once per class: ``inspect.signature`` is slow)
-_PARAM_NAMES: dict[type, list[str]] = {}
+#: class -> its constructor's parameters and their defaults, names sorted (read once per class:
+#: ``inspect.signature`` is slow); a parameter without a default maps to ``inspect.Parameter.empty``
+_INIT_PARAMS: dict[type, dict[str, Any]] = {}
+
+
+def _init_params(cls: type) -> dict[str, Any]:
+    """``cls``'s constructor parameters (no ``*args``: a parameter must be named) -> defaults, sorted by name."""
+    params = _INIT_PARAMS.get(cls)
+    if params is None:
+        init = cls.__init__
+        found = [] if init is object.__init__ else [
+            p for p in inspect.signature(init).parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+        if any(p.kind == p.VAR_POSITIONAL for p in found):
+            raise TypeError(f"{cls.__name__}.__init__ takes *args: every parameter must be named")
+        params = _INIT_PARAMS[cls] = {p.name: p.default for p in sorted(found, key=lambda p: p.name)}
+    return params
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -167,7 +181,7 @@ class Configurable:
     ``get_params``/``set_params`` follow scikit-learn's ``BaseEstimator`` to the letter (parameters are the
     constructor's arguments, nested ones read ``component__param``), so :func:`sklearn.base.clone`, grid
     searches and pipelines take any nolo object; the class is its own so that importing a learner does not
-    import scikit-learn (about a second of a new process).  The estimators of :mod:`nolo.sklearn_api` add
+    import scikit-learn (1-2.5 s of a new process, with the pandas and ``scipy.stats`` it imports).  The estimators of :mod:`nolo.sklearn_api` add
     scikit-learn's ``BaseEstimator`` after this class for its tags and HTML repr.
     """
 
@@ -180,19 +194,7 @@ class Configurable:
     @classmethod
     def _get_param_names(cls) -> list[str]:
         """The constructor's parameter names, sorted (no ``*args``: a parameter must be named)."""
-        names = _PARAM_NAMES.get(cls)
-        if names is None:
-            init = cls.__init__
-            if init is object.__init__:
-                names = []
-            else:
-                params = [p for p in inspect.signature(init).parameters.values()
-                          if p.name != "self" and p.kind != p.VAR_KEYWORD]
-                if any(p.kind == p.VAR_POSITIONAL for p in params):
-                    raise TypeError(f"{cls.__name__}.__init__ takes *args: every parameter must be named")
-                names = sorted(p.name for p in params)
-            _PARAM_NAMES[cls] = names
-        return list(names)
+        return list(_init_params(cls))
 
     def get_params(self, deep: bool = True) -> dict:
         """The constructor parameters and their values; with ``deep``, also ``component__param`` of nested
@@ -235,10 +237,9 @@ class Configurable:
     def __repr__(self) -> str:
         """``Class(param=value, ...)`` with the parameters that differ from their defaults, sorted by name."""
         try:
-            defaults = {k: p.default for k, p in inspect.signature(type(self).__init__).parameters.items()}
+            defaults = _init_params(type(self))
             shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items()
-                              if k not in defaults or defaults[k] is inspect.Parameter.empty
-                              or not _same_value(v, defaults[k]))
+                              if defaults[k] is inspect.Parameter.empty or not _same_value(v, defaults[k]))
         except Exception:  # pragma: no cover - a half-built object (repr must never raise)
             return f"<{type(self).__name__} object>"
         return f"{type(self).__name__}({shown})"

@@ -66,14 +66,6 @@ from nolo.oco.projected_step import project_l1_inplace
 from nolo.oco.projections import Box, ConstraintSet, L1Ball, L2Ball, Unconstrained, check_constraint, project_trace_norm_ball
 from nolo.oco.structure import affine_pieces, loss_structure, quadratic_coefficients
 
-
-def _optimize():
-    """:mod:`scipy.optimize`, imported on the first comparator solved (half a second of import that a learner
-    importing :mod:`nolo.oco` for its projections and steps never needs)."""
-    from scipy import optimize
-
-    return optimize
-
 __all__ = [
     "HindsightSolution",
     "solve_hindsight",
@@ -87,6 +79,14 @@ __all__ = [
     "trace_norm_hindsight",
     "max_entry_hindsight",
 ]
+
+
+def _optimize():
+    """:mod:`scipy.optimize`, imported on the first comparator solved (half a second of import that a learner
+    importing :mod:`nolo.oco` for its projections and steps never needs)."""
+    from scipy import optimize
+
+    return optimize
 
 METHODS = ("auto", "quadratic", "smooth", "piecewise_linear")
 
