@@ -852,7 +852,9 @@ class AutoCB(OneBitBanditLearner):
         rounds rather than 5,000); ``pct_top`` as SquareCB's; ``rho_max`` (default 0.4) caps each estimate, so kappa_hat
         >= 0.2: while the model is still immature its top predictions sit low and read as a large rho1 (on the tuning
         draws 0.47-0.49 for a true 0.4, and 0.49 for a true 0), which would otherwise inflate the priors and the
-        memory's shrinkage that divide by kappa^2
+        memory's shrinkage that divide by kappa^2.  In the sketched regime the rates before the first estimate are
+        ``rho_max`` each, whatever ``rho0`` and ``rho1`` say (its prior is re-expressed only approximately when kappa
+        moves; on the tuning draws a start at rates 0 erred 0.29-0.44 where this start erred 0.23-0.42)
     gamma_scale, gamma_exponent : FastCB's g_t = gamma_scale t^gamma_exponent, default 10 and 0.5 (VW's)
     loss_floor, confidence : FastCB's greedy-loss floor and confidence multiple, default 0.01 and 1
     lam : ridge prior of the linear and kernel oracles on z-scored rows, default 1
@@ -998,6 +1000,15 @@ class AutoCB(OneBitBanditLearner):
         oracle = ("ridge" if d <= int(self.ridge_max_features) else "fdson") if dense else "ogd"
         return dense, oracle, dense and d <= int(self.kernel_max_features)
 
+    def _start_rates(self, d: int) -> tuple[float, float]:
+        """The rates before the first estimate: ``rho0``, ``rho1``; with ``estimate_rates`` in the sketched regime
+        ``rho_max`` each, the noisiest channel the estimate allows.  That regime's prior lam_scaled / kappa^2 is
+        re-expressed only approximately when kappa moves, and one that is too weak while the rates are unread fits the
+        noise into the sketch for good (docs/default-learner.md#tuning)."""
+        if self.estimate_rates and self._regime(d)[1] == "fdson":
+            return float(self.rho_max), float(self.rho_max)
+        return float(self.rho0), float(self.rho1)
+
     def _optimistic(self, d: int) -> bool:
         """Whether the linear champion's scores carry confidence widths for inputs of d features: only from the FD-SON
         sketch (the ridge regime's z-scored rows explored worse with them on the tuning draws)."""
@@ -1025,8 +1036,9 @@ class AutoCB(OneBitBanditLearner):
         dense, oracle, kernel = self._regime(d)
         self.W_ = np.zeros((K, d + 1), order="F")  # the linear oracle's weights on [z, 1] (sparse regime: [x, 1])
         lam0 = float(self.lam)
+        start = self._start_rates(d)
         if dense and d > int(self.center_max_features):  # lam_scaled / kappa^2 on max-abs scaled rows (NormState)
-            lam0 = float(self.lam_scaled) / (1.0 - float(self.rho0) - float(self.rho1)) ** 2  # the rates at the start
+            lam0 = float(self.lam_scaled) / (1.0 - start[0] - start[1]) ** 2  # the rates at the start
         self.norm_prior_ = np.array([lam0])
         if oracle == "ridge":
             self.P_ = O.ridge_oracle(K, d, lam0).P
@@ -1063,7 +1075,7 @@ class AutoCB(OneBitBanditLearner):
         self.candidate_losses_ = np.zeros(3)
         self.hist_ = np.zeros(RO.HIST_BINS)
         self.est_ = np.zeros(RO.EST_SIZE)
-        self.est_[:2] = float(self.rho0), float(self.rho1)
+        self.est_[:2] = start
         self.rate_block_ = np.array([float(self.rate_first)])
         self.rate_estimates_ = np.zeros((0, 3))
 
