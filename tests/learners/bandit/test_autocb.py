@@ -330,7 +330,7 @@ def test_unknown_rates_start_at_the_noisiest_channel_in_the_sketched_regime():
 
 def test_unknown_rates_cost_little_on_sparse_binary_rows_under_heavy_noise():
     # the SynSep tuning draw under (0.4, 0.4), 10^4 rounds, environment seeds 5000-5002: estimated 0.243, given 0.224
-    # (starting the estimate from rates 0 it erred 0.386)
+    # (starting the estimate from rates 0 it erred 0.357)
     from nolo.datasets import load_dataset
 
     X, y = load_dataset("synsep", normalize="unit", n_samples=20_000, seed=901)
