@@ -392,6 +392,22 @@ def autocb_weight(state, s, K, ahat, t):
     return S.gap_weight(state, t) / F.greedy_loss(state, s[ahat] - state.width[ahat], K, t)
 
 
+# not inline="always": numba 0.68 has dropped writes of inlined helpers inside the compiled stream loop (above)
+@njit(cache=True, nogil=True)
+def _scaled_nonzeros(state, idx, val, lo, hi):
+    """The row's non-zeros scaled by 1 / max |x_j| (the scale-only regime's z, sparse) into ``state.zi``,
+    ``state.zv``; returns their count (a column not seen non-zero yet is dropped)."""
+    inv = state.norm.coef[2]
+    n = 0
+    for tt in range(lo, hi):
+        j = idx[tt]
+        if inv[j] != 0.0:
+            state.zi[n] = j
+            state.zv[n] = val[tt] * inv[j]
+            n += 1
+    return n
+
+
 @njit(cache=True, nogil=True)
 def _add_widths(state, idx, val, lo, hi, s, K):
     """s[k] += optimism * sigma * sqrt(z^T A_k^{-1} z) from the linear oracle's inverse (ridge) or sketch (FD-SON) on
@@ -405,15 +421,7 @@ def _add_widths(state, idx, val, lo, hi, s, K):
     if state.norm.center:
         ii, vv, n = state.allidx, state.z, d
     else:
-        inv = state.norm.coef[2]
-        ii, vv = state.zi, state.zv
-        n = 0
-        for tt in range(lo, hi):
-            j = idx[tt]
-            if inv[j] != 0.0:
-                ii[n] = j
-                vv[n] = val[tt] * inv[j]
-                n += 1
+        ii, vv, n = state.zi, state.zv, _scaled_nonzeros(state, idx, val, lo, hi)
     for k in range(K):
         w2 = oracle_width2(state.oracle, k, ii, vv, 0, n, state.zbuf)
         w = c * math.sqrt(w2) if w2 > 0.0 else 0.0
@@ -675,16 +683,8 @@ def autocb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     if state.dense and state.norm.center:
         ok = O.oracle_update(state.oracle, Wt, state.allidx, state.z, 0, d, played, P[_LIN, played], target)
     elif state.dense:  # scale only: the row's non-zeros, scaled (no dense pass in the oracle)
-        inv = state.norm.coef[2]
-        zi, zv = state.zi, state.zv
-        nz = 0
-        for tt in range(lo, hi):
-            j = idx[tt]
-            if inv[j] != 0.0:
-                zi[nz] = j
-                zv[nz] = val[tt] * inv[j]
-                nz += 1
-        ok = O.oracle_update(state.oracle, Wt, zi, zv, 0, nz, played, P[_LIN, played], target)
+        nz = _scaled_nonzeros(state, idx, val, lo, hi)
+        ok = O.oracle_update(state.oracle, Wt, state.zi, state.zv, 0, nz, played, P[_LIN, played], target)
     else:
         ok = O.oracle_update(state.oracle, Wt, idx, val, lo, hi, played, P[_LIN, played], target)
     if not ok:
@@ -941,14 +941,17 @@ class AutoCB(OneBitBanditLearner):
     @classmethod
     def _test_params(cls) -> list[dict]:
         """Small configurations that reach every branch within the contract's 30 rounds: the ridge regime with the
-        kernel built after 6 rows; unknown rates with short blocks; the sketched regime; the sparse regime."""
+        kernel built after 6 rows; unknown rates with short blocks; the sketched regime; the sparse regime; the
+        sketched regime on max-scaled rows with its confidence widths and unknown rates."""
         return [{"n_classes": 3, "rho0": 0.1, "rho1": 0.2, "n_landmarks": 6, "n_components": 3, "memory_size": 64},
                 {"n_classes": 3, "estimate_rates": True, "rate_first": 10, "rate_every": 12, "n_landmarks": 5, "n_components": 2,
                  "memory_size": 64},
                 {"n_classes": 3, "rho0": 0.1, "rho1": 0.1, "ridge_max_features": 2, "sketch_size": 2,
                  "n_landmarks": 4, "n_components": 2, "memory_size": 64},
                 {"n_classes": 3, "rho0": 0.1, "rho1": 0.1, "dense_max_features": 2, "ridge_max_features": 2,
-                 "memory_size": 64}]
+                 "memory_size": 64},
+                {"n_classes": 3, "estimate_rates": True, "rate_first": 10, "rate_every": 12, "ridge_max_features": 2,
+                 "center_max_features": 2, "sketch_size": 2, "n_landmarks": 4, "n_components": 2, "memory_size": 64}]
 
     # -- parameters and state --------------------------------------------------------------------
     #: AutoCB normalises every feature online: scale-free per feature and overall (no ScaleWarning)
