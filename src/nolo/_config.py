@@ -181,8 +181,9 @@ class Configurable:
     ``get_params``/``set_params`` follow scikit-learn's ``BaseEstimator`` to the letter (parameters are the
     constructor's arguments, nested ones read ``component__param``), so :func:`sklearn.base.clone`, grid
     searches and pipelines take any nolo object; the class is its own so that importing a learner does not
-    import scikit-learn (1-2.5 s of a new process, with the pandas and ``scipy.stats`` it imports).  The estimators of :mod:`nolo.sklearn_api` add
-    scikit-learn's ``BaseEstimator`` after this class for its tags and HTML repr.
+    import scikit-learn (1-2.5 s of a new process, with the pandas and ``scipy.stats`` it imports).  The
+    estimators of :mod:`nolo.sklearn_api` add scikit-learn's ``BaseEstimator`` after this class for its tags and
+    HTML repr.
     """
 
     _abstract: ClassVar[bool] = True

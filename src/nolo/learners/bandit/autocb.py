@@ -697,12 +697,10 @@ def autocb_update(state, Wt, idx, val, lo, hi, s, y, yhat, played, feedback):
     if state.estimate:
         est = state.est
         p = S.igw_prob(s, K, yhat, S.explore_weight(state, s, K, yhat, float(t)), played)
-        top = s[yhat]
-        if state.optimism > 0.0:  # the champion's top prediction, without the widths
-            c = state.champ[0]
-            top = P[c, 0]
-            for k in range(1, K):
-                top = max(top, P[c, k])
+        c = state.champ[0]
+        top = P[c, 0]  # the champion's top prediction (without the confidence widths s may carry)
+        for k in range(1, K):
+            top = max(top, P[c, k])
         RO.record_round(state.hist, est, top, feedback, p)
         est[2] += 1.0
         if est[2] >= state.rate_block[0]:
