@@ -14,6 +14,8 @@ from nolo.exceptions import ParameterError
 from nolo.learners.bandit import AutoCB, default_learner, run_stream
 from nolo.learners.bandit import autocb as A
 from nolo.learners.bandit import oracles as O
+from nolo.learners.bandit._stream import dense_rows
+from nolo.exceptions import NumericalError
 
 
 def _ridge_fit(Z, r, lam):
@@ -340,3 +342,38 @@ def test_unknown_rates_cost_little_on_sparse_binary_rows_under_heavy_noise():
                                               estimate_rates=est, seed=s - 4000), X, y, 10_000, 0.4, 0.4,
                                        seed=s).error_rate[-1] for s in (5000, 5001, 5002)])
     assert err[True] - err[False] < 0.04
+
+
+@pytest.mark.parametrize("d", [5, 40, 300])  # the ridge, (small-memory) dense and sketched regimes
+def test_learn_many_writes_the_memory_only_within_its_journal(d):
+    # learn_many saves and checks the memory table (most of the state) only at the probe windows of its rows' plays:
+    # every entry a batch changes must lie in them, in every regime, or a failed batch would not be undone
+    g = np.random.default_rng(7)
+    K, n = 4, 400
+    X = g.normal(size=(n, d))
+    X[:, 0] = np.round(X[:, 0])  # repeated values: rows share hashes' prefixes, plays probe occupied entries
+    a, f = g.integers(K, size=n), g.integers(2, size=n)
+    learner = AutoCB(n_classes=K, rho0=0.1, rho1=0.1, memory_size=256, seed=1)  # small: the probes collide
+    learner.learn_many(X[:50], a[:50], f[:50])
+    for lo in range(50, n, 70):
+        rows = dense_rows(np.ascontiguousarray(X[lo:lo + 70]))
+        journal = learner._journal(rows, np.ascontiguousarray(a[lo:lo + 70]))
+        before = [m.copy() for m in (learner.memory_keys_, learner.memory_cnt_, learner.memory_tot_)]
+        learner.learn_many(X[lo:lo + 70], a[lo:lo + 70], f[lo:lo + 70])
+        assert np.count_nonzero(learner.memory_keys_ != before[0]) > 20  # new rows' keys: the table is written
+        for m, b in zip((learner.memory_keys_, learner.memory_cnt_, learner.memory_tot_), before):
+            assert np.isin(np.flatnonzero(m != b), journal[id(m)][1]).all()
+
+
+def test_a_failed_learn_many_restores_the_memory_table_exactly():
+    g = np.random.default_rng(8)
+    X = g.normal(size=(60, 6))
+    learner = AutoCB(n_classes=3, rho0=0.1, rho1=0.1, memory_size=4096, seed=2)  # windows cover a part of it
+    learner.learn_many(X[:30], g.integers(3, size=30), g.integers(2, size=30))
+    before = {k: v.copy() for k, v in vars(learner).items() if isinstance(v, np.ndarray)}
+    bad = X[30:].copy()
+    bad[-1] = 1e300  # finite, but the update on it is not: raised after the batch's other rounds wrote
+    with pytest.raises(NumericalError):
+        learner.learn_many(bad, g.integers(3, size=30), g.integers(2, size=30))
+    for k, v in before.items():
+        assert np.array_equal(getattr(learner, k), v), k

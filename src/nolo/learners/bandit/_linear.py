@@ -216,13 +216,18 @@ class LinearMulticlassMixin:
         return _stream.dense_rows(X), X.shape[0], X
 
     # -- all-or-nothing: a snapshot of the persistent state -------------------------------------
-    def _snapshot(self) -> dict:
+    def _snapshot(self, journal: dict | None = None) -> dict:
+        """Every state attribute saved for :meth:`_restore`; an array named in ``journal`` (:meth:`_journal`) by its
+        written entries only."""
         snap = {}
         for k, v in vars(self).items():
             if not k.endswith("_") or k.startswith("__"):
                 continue
             if isinstance(v, np.random.Generator):
                 snap[k] = ("rng", v, copy.deepcopy(v.bit_generator.state))
+            elif isinstance(v, np.ndarray) and journal and id(v) in journal:
+                at = journal[id(v)][1]
+                snap[k] = ("entries", v, (at, v[at].copy()))
             elif isinstance(v, np.ndarray):
                 snap[k] = ("array", v, v.copy(order="K"))
             else:
@@ -239,6 +244,9 @@ class LinearMulticlassMixin:
             elif kind == "array":  # in place: views handed out stay valid
                 obj[...] = saved
                 setattr(self, k, obj)
+            elif kind == "entries":  # in place, the entries the call could write
+                obj[saved[0]] = saved[1]
+                setattr(self, k, obj)
             else:
                 setattr(self, k, saved)
 
@@ -249,10 +257,22 @@ class LinearMulticlassMixin:
         nnz = gather_dense(x.reshape(1, -1), 0, idx, val)
         return idx, val, nnz
 
-    def _state_finite(self, state: tuple) -> bool:
+    def _state_finite(self, state: tuple, journal: dict | None = None) -> bool:
         """True when W_ and every array of the record hold only finite values (inf/NaN are sticky in every
-        rule's arithmetic, so one check per call catches a non-finite value written at any round)."""
-        return _all_finite([self.W_, *_record_arrays(state)])
+        rule's arithmetic, so one check per call catches a non-finite value written at any round); an array named
+        in ``journal`` is checked at the entries the call could write."""
+        arrays = [self.W_, *_record_arrays(state)]
+        if not journal:
+            return _all_finite(arrays)
+        return (_all_finite([a for a in arrays if id(a) not in journal])
+                and _all_finite([a[at] for a, at in journal.values() if a.dtype.kind == "f"]))
+
+    def _journal(self, rows, played: np.ndarray) -> dict | None:
+        """The large arrays of which ``learn_many`` on ``rows`` playing ``played`` writes only entries known before
+        the call, ``{id(array): (array, indices)}``: its all-or-nothing snapshot and its finiteness check then cover
+        those entries only (a learner whose state is mostly a table the rounds touch a little of).  None (the
+        default): every array is saved and checked whole."""
+        return None
 
     def _round_record(self):
         """The state record of one ``act``/``learn`` call: :meth:`_state_record` (built afresh; a learner whose record
@@ -274,8 +294,11 @@ class LinearMulticlassMixin:
         state = self._round_record()
         writes = self._round_writes(idx, val, nnz, played)
         finite = _entries_finite
-        if writes is None:
-            writes, finite = [(a, Ellipsis) for a in (self.W_, *_record_arrays(state))], _all_finite
+        if writes is None:  # every array, but those of the journal by the entries it names
+            row = _stream.dense_rows(np.ascontiguousarray(x, dtype=self.W_.dtype).reshape(1, -1))
+            journal = self._journal(row, np.array([played], dtype=np.int64)) or {}
+            writes = [journal.get(id(a), (a, Ellipsis)) for a in (self.W_, *_record_arrays(state))]
+            finite = _all_finite
         saved = [a[i].copy() for a, i in writes]
         try:
             ok, _ = _stream.learn_round(state, self.W_.T, idx, val, nnz, y, played, feedback)
@@ -518,7 +541,8 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
             self._check_scale(Xr, 2)  # warn_scale < here < learn_many < the caller
         a = np.require(a, np.int64, "CW")  # writeable too: a read-only array would compile other loops
         f = np.require(f, np.int64, "CW")
-        snap = self._snapshot()
+        journal = self._journal(rows, a)
+        snap = self._snapshot(journal)
         try:
             done = 0
             while done < n:
@@ -529,7 +553,7 @@ class OneBitBanditLearner(LinearMulticlassMixin, BanditLearner):
                 except np.linalg.LinAlgError as exc:
                     raise _singular(self, exc) from None
                 self.t_ += int(k)
-                if k < m or not self._state_finite(state):
+                if k < m or not self._state_finite(state, journal):
                     raise NumericalError(f"{type(self).__name__}: row {done + int(k)} computed a non-finite update "
                                          "(inf or NaN); the whole call was undone")
                 index = np.arange(done, done + m, dtype=np.int64)

@@ -243,6 +243,18 @@ def memory_probe_start(idx, val, nnz, k, capacity):
     return _key(row_hash(idx, val, 0, nnz), k) & np.int64(capacity - 1)
 
 
+@njit(cache=True, nogil=True)
+def memory_windows(rows, played, capacity, out):
+    """out[i * _PROBES + j] = the j-th entry :func:`memory_add` may write for row ``i`` of ``rows`` playing
+    ``played[i]``: the entries of the memory a ``learn_many`` of those rows can write."""
+    mask = np.int64(capacity - 1)
+    for i in range(played.shape[0]):
+        idx, val, lo, hi = row_of(rows, i)
+        s = _key(row_hash(idx, val, lo, hi), played[i]) & mask
+        for j in range(_PROBES):
+            out[i * _PROBES + j] = (s + j) & mask
+
+
 # ---------------------------------------------------------------------------------------------
 # the candidates' predictions (the core's ``adjust``)
 # ---------------------------------------------------------------------------------------------
@@ -1140,6 +1152,13 @@ class AutoCB(OneBitBanditLearner):
         record = cache[2]
         record.clock[0] = self.t_
         return record
+
+    def _journal(self, rows, played):
+        """The memory table (3 x ``memory_size`` entries, most of the state) by the probe windows of the rows' plays:
+        the only entries of it any round writes, in every regime (:func:`memory_add`)."""
+        at = np.empty(played.shape[0] * _PROBES, dtype=np.int64)
+        memory_windows(rows, played, self.memory_keys_.shape[0], at)
+        return {id(m): (m, at) for m in (self.memory_keys_, self.memory_cnt_, self.memory_tot_)}
 
     def _round_writes(self, idx, val, nnz, played):
         """What one round of :func:`autocb_update` writes, in the dense regime with the ridge oracle (the default
