@@ -541,6 +541,23 @@ _probs_rows_cached, _probs_rows_uncached = (njit(cache=c, nogil=True)(_probs_row
 _learn_round_cached, _learn_round_uncached = (njit(cache=c, nogil=True)(_learn_round) for c in (True, False))
 
 
+def entry_point(wrapper, args):
+    """numba's compiled entry point of the per-round call ``wrapper`` (:func:`act_round`, :func:`act_prob_round` or
+    :func:`learn_round`) for exactly the types of ``args``, which a call has compiled; None if there is none.  Calling
+    it skips the dispatcher's typing of every argument (for a record of a few dozen arrays, most of a small round's
+    call overhead); valid only for arguments of those same types."""
+    pair = _ROUND_DISPATCHERS.get(wrapper)
+    if pair is None:
+        return None
+    fn = pair[0] if _cacheable(args[0]) else pair[1]
+    try:
+        sig = tuple(fn.typeof_pyval(a) for a in args)
+    except Exception:  # a value numba cannot type here: keep dispatching
+        return None
+    cres = fn.overloads.get(sig)
+    return None if cres is None else cres.entry_point
+
+
 def act_round(state, Wt, idx, val, nnz, rng):
     """(greedy, played) for one row (non-zeros ``idx/val[:nnz]``), drawing from the numpy Generator ``rng``."""
     fn = _act_round_cached if _cacheable(state) else _act_round_uncached
@@ -577,6 +594,10 @@ def probs_rows(state, Wt, rows, P):
     fn = _probs_rows_cached if _cacheable(state) else _probs_rows_uncached
     return call_compiled(fn, type(state), "action_probabilities", state, Wt, rows, P)
 
+
+_ROUND_DISPATCHERS = {act_round: (_act_round_cached, _act_round_uncached),
+                      act_prob_round: (_act_prob_round_cached, _act_prob_round_uncached),
+                      learn_round: (_learn_round_cached, _learn_round_uncached)}
 
 __all__ = ["act", "update", "adjust", "probs", "has_probs", "run_rounds", "act_round", "act_rows", "learn_round",
            "learn_rows", "act_prob_round", "probs_rows", "EnvState", "Recorder", "StreamInput", "DenseRows",

@@ -1148,10 +1148,22 @@ class AutoCB(OneBitBanditLearner):
             for i in skip:
                 ids[i] = 0
             # the attributes are kept alive with their ids, so that an id is never reused by another object
-            cache = self._round_cache = (keys, ids, self._state_record(), skip, list(attrs.values()))
+            cache = self._round_cache = (keys, ids, self._state_record(), skip, list(attrs.values()), {})
         record = cache[2]
         record.clock[0] = self.t_
         return record
+
+    def _round_entries(self, state):
+        """The compiled entry points of the per-round calls on ``state`` while it is the reused record."""
+        cache = self.__dict__.get("_round_cache")
+        return cache[5] if cache is not None and cache[2] is state else None
+
+    def __getstate__(self) -> dict:
+        """The instance dict without the per-round record cache (rebuilt on demand; it holds compiled entry points,
+        which do not pickle)."""
+        out = super().__getstate__()
+        out.pop("_round_cache", None)
+        return out
 
     def _journal(self, rows, played):
         """The memory table (3 x ``memory_size`` entries, most of the state) by the probe windows of the rows' plays:
