@@ -377,3 +377,36 @@ def test_a_failed_learn_many_restores_the_memory_table_exactly():
         learner.learn_many(bad, g.integers(3, size=30), g.integers(2, size=30))
     for k, v in before.items():
         assert np.array_equal(getattr(learner, k), v), k
+
+
+def test_per_round_calls_use_the_compiled_entry_point_with_the_dispatchers_results():
+    import pickle
+
+    from nolo.learners.bandit import _stream
+    from nolo.learners.bandit._pcg64 import pcg64_state
+
+    g = np.random.default_rng(9)
+    X = g.normal(size=(40, 5))
+    fast, slow = (AutoCB(n_classes=3, rho0=0.1, rho1=0.1, memory_size=64, seed=4) for _ in range(2))
+    for i, x in enumerate(X):
+        a = fast.act(x)
+        fast.learn(x, a, i % 2)
+        assert slow.act(x) == a  # the reference dispatches every call through numba's typing
+        slow._round_cache[5].clear()  # no entry points kept: the next call dispatches again
+        slow.learn(x, a, i % 2)
+        slow._round_cache[5].clear()
+    assert np.array_equal(fast.W_, slow.W_) and np.array_equal(fast.P_, slow.P_)
+    entries = fast._round_cache[5]
+    assert set(entries) == {"act", "learn"} and all(fn not in (_stream.act_round, _stream.learn_round)
+                                                    for fn in entries.values())
+    # resolved for exactly the compiled argument types: none for types no call has compiled
+    state = fast._round_record()
+    idx, val, nnz = fast._round_rows(X[0])
+    args = (state, fast.W_.T, idx, val, nnz, pcg64_state(fast.rng_))
+    assert _stream.entry_point(_stream.act_round, args) is entries["act"]
+    assert _stream.entry_point(_stream.act_round, args[:3] + (val.astype(np.float32),) + args[4:]) is None
+    # the cache does not pickle, and a loaded learner goes on exactly as the original
+    twin = pickle.loads(pickle.dumps(fast))
+    assert "_round_cache" not in vars(twin)
+    for x in X[:5]:
+        assert twin.act(x) == fast.act(x)

@@ -27,6 +27,12 @@ def test_hashing_is_the_same_in_every_process_and_categories_are_one_hot():
         hash_features({"age": float("nan")}, 8)
     with pytest.raises(ParameterError, match="must be a dict"):
         hash_features([1, 2], 8)
+    # every kind of number the same way: plain floats and ints (the fast path), NumPy scalars, booleans as one-hot
+    assert np.array_equal(hash_features({"a": 2, "b": 0.5}, 64), hash_features({"a": np.int64(2), "b": np.float32(0.5)}, 64))
+    assert np.array_equal(hash_features({"on": True}, 64), hash_features({"on": "True"}, 64))
+    for bad in (float("inf"), -float("inf"), 10 ** 400, np.float64("nan")):
+        with pytest.raises(ParameterError, match="'n' must be finite"):
+            hash_features({"n": bad}, 8)
 
 
 def test_a_vocabulary_fixes_the_columns_and_counts_unknown_names():
