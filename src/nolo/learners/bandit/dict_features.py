@@ -76,27 +76,16 @@ def _items(x: Mapping):
     if not isinstance(x, Mapping):
         raise ParameterError(f"x must be a dict of feature name -> number or string, got {type(x).__name__}")
     for name, v in x.items():
-        t = type(v)
-        if t is float or t is int:  # the common case first (bool is not int here), then the general checks below
-            try:
-                fv = float(v)
-            except OverflowError:
-                raise ParameterError(f"feature {name!r} must be finite, got {v!r}") from None
-            if not math.isfinite(fv):
-                raise ParameterError(f"feature {str(name)!r} must be finite, got {v!r}")
-            if fv != 0.0:
-                yield (name if type(name) is str else str(name)), fv
-            continue
-        key = str(name)
+        key = name if type(name) is str else str(name)
         if isinstance(v, str):
             yield f"{key}={v}", 1.0
         elif isinstance(v, (bool, np.bool_)):
             yield f"{key}={bool(v)}", 1.0
-        elif isinstance(v, (numbers.Real, np.floating, np.integer)):
-            try:
+        elif type(v) is float or type(v) is int or isinstance(v, (numbers.Real, np.floating, np.integer)):
+            try:  # plain floats and ints tested first: the tuple isinstance is the slow test
                 fv = float(v)
             except OverflowError:
-                raise ParameterError(f"feature {key!r} must be finite, got {v!r}") from None
+                fv = math.inf
             if not math.isfinite(fv):
                 raise ParameterError(f"feature {key!r} must be finite, got {v!r}")
             if fv != 0.0:
