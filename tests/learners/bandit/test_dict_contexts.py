@@ -25,8 +25,14 @@ def test_hashing_is_the_same_in_every_process_and_categories_are_one_hot():
     assert np.abs(a).sum() == 1.0 and np.abs(b).sum() == 1.0 and not np.array_equal(np.abs(a), np.abs(b))
     with pytest.raises(ParameterError, match="'age' must be finite"):
         hash_features({"age": float("nan")}, 8)
-    with pytest.raises(ParameterError, match="must be a dict"):
-        hash_features([1, 2], 8)
+    for not_a_dict in ([1, 2], 7):
+        with pytest.raises(ParameterError, match="must be a dict"):
+            hash_features(not_a_dict, 8)
+        with pytest.raises(ParameterError, match="must be a dict"):
+            hash_features(not_a_dict, 2**20)
+    # the wide vector (only the touched columns) is the narrow one's arithmetic
+    wide = hash_features(x, 2**20)
+    assert np.count_nonzero(wide) <= 3 and np.isclose(np.abs(wide).sum(), 33.0)
     # every kind of number the same way: plain floats and ints (the fast path), NumPy scalars, booleans as one-hot
     assert np.array_equal(hash_features({"a": 2, "b": 0.5}, 64), hash_features({"a": np.int64(2), "b": np.float32(0.5)}, 64))
     assert np.array_equal(hash_features({"on": True}, 64), hash_features({"on": "True"}, 64))

@@ -55,17 +55,18 @@ def _bucket(name: str, n_features: int) -> tuple[int, float]:
 
 def hash_features(x: Mapping, n_features: int) -> np.ndarray:
     """The hashed ``(n_features,)`` vector of one dict context (module docstring)."""
-    out = [0.0] * n_features if n_features <= 4 * max(len(x), 64) else None
-    if out is None:  # wide: only the touched columns, then one array
+    items = list(_items(x))  # checked whole first
+    if n_features > 4 * max(len(items), 64):  # wide: only the touched columns, then one array
         cols: dict = {}
-        for name, value in _items(x):
+        for name, value in items:
             j, sign = _bucket(name, n_features)
             cols[j] = cols.get(j, 0.0) + sign * value
         vec = np.zeros(n_features)
         if cols:
             vec[np.fromiter(cols, np.int64, len(cols))] = np.fromiter(cols.values(), float, len(cols))
         return vec
-    for name, value in _items(x):
+    out = [0.0] * n_features
+    for name, value in items:
         j, sign = _bucket(name, n_features)
         out[j] += sign * value
     return np.array(out)
