@@ -1,5 +1,6 @@
 """Contexts as dicts, one at a time, with late feedback; a single sparse row to act/learn."""
 
+import hashlib
 import subprocess
 import sys
 
@@ -30,9 +31,14 @@ def test_hashing_is_the_same_in_every_process_and_categories_are_one_hot():
             hash_features(not_a_dict, 8)
         with pytest.raises(ParameterError, match="must be a dict"):
             hash_features(not_a_dict, 2**20)
-    # the wide vector (only the touched columns) is the narrow one's arithmetic
-    wide = hash_features(x, 2**20)
-    assert np.count_nonzero(wide) <= 3 and np.isclose(np.abs(wide).sum(), 33.0)
+    # the wide vector (built from its touched columns only) against the definition, a signed sum per bucket
+    y = {"a": 1.5, "b": -2.0, "c": "x", "d": 4.0, "e": 0.25}
+    for n in (8, 2**20):  # the narrow and the wide path
+        ref = np.zeros(n)
+        for name, value in [("a", 1.5), ("b", -2.0), ("c=x", 1.0), ("d", 4.0), ("e", 0.25)]:
+            h = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8, key=b"nolo-features").digest(), "little")
+            ref[(h >> 1) % n] += value if h & 1 else -value
+        assert np.array_equal(hash_features(y, n), ref)
     # every kind of number the same way: plain floats and ints (the fast path), NumPy scalars, booleans as one-hot
     assert np.array_equal(hash_features({"a": 2, "b": 0.5}, 64), hash_features({"a": np.int64(2), "b": np.float32(0.5)}, 64))
     assert np.array_equal(hash_features({"on": True}, 64), hash_features({"on": "True"}, 64))

@@ -250,7 +250,7 @@ def memory_windows(rows, played, capacity, out):
     mask = np.int64(capacity - 1)
     for i in range(played.shape[0]):
         idx, val, lo, hi = row_of(rows, i)
-        s = _key(row_hash(idx, val, lo, hi), played[i]) & mask
+        s = memory_probe_start(idx[lo:hi], val[lo:hi], hi - lo, played[i], capacity)
         for j in range(_PROBES):
             out[i * _PROBES + j] = (s + j) & mask
 
