@@ -51,6 +51,10 @@ def test_a_vocabulary_fixes_the_columns_and_counts_unknown_names():
     bandit = DictContexts(FastCB(n_classes=2, seed=0), vocabulary=["age", "country=fr", "country=de"])
     np.testing.assert_array_equal(bandit.vector({"age": 2.0, "country": "de", "zip": "75001"}), [2.0, 0.0, 1.0])
     assert bandit.unknown_ == 1
+    # a refused dict counts nothing, even when an unknown name comes before the bad value
+    with pytest.raises(ParameterError, match="'age' must be finite"):
+        bandit.vector({"zip": "75001", "age": float("nan")})
+    assert bandit.unknown_ == 1
 
 
 def test_a_single_sparse_row_acts_and_learns_as_its_dense_twin():
