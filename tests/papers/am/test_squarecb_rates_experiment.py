@@ -100,6 +100,42 @@ def test_vw_adf_driver_replays_the_stream():
     assert r["t"].tolist() == [100, 300] and np.all((r["error_rate"] >= 0) & (r["error_rate"] <= 1))
 
 
+def test_vw_adf_driver_equals_vw_through_its_python_workspace():
+    """The driver calls VW's native parse/predict/learn (``pylibvw``) instead of ``Workspace.predict``/``learn``:
+    the same calls, so exactly the error of the textbook loop below, which goes through VW's Python wrappers."""
+    from nolo.noise import FlipChannel
+    from nolo.noise.feedback_laws import flip_one
+    from nolo.papers.am import vw as V
+    from nolo.papers.am.vs_peers_vw import _adf_shared, _vw_adf
+
+    if not V.available():
+        pytest.skip("vowpalwabbit not installed")
+    import vowpalwabbit
+
+    X, y = load_digits(return_X_y=True)
+    X = X / np.linalg.norm(X, axis=1, keepdims=True)
+    T, args, cps = 600, "--cb_explore_adf --squarecb -q sa", [50, 200, 600]
+    r = _vw_adf(X, y, T, 0.3, 0.2, env_seed=5, seed=2, args=args, checkpoints=cps)
+    shared, acts = _adf_shared(X), [f"|a a{k}" for k in range(10)]
+    idx, u_flip = V.stream_draws(len(shared), T, 5)
+    u_play, law = np.random.default_rng(2).random(T), FlipChannel(0.3, 0.2).record()
+    ws = vowpalwabbit.Workspace(f"{args} --quiet --random_seed 2")
+    mistakes, errs = 0, []
+    for t in range(T):
+        i = int(idx[t])
+        pmf = ws.predict([shared[i], *acts])
+        c = np.cumsum(pmf)
+        a = int(min(np.searchsorted(c, u_play[t] * c[-1], side="right"), 9))
+        f = int(a == y[i])
+        mistakes += 1 - f
+        f_rho = flip_one(law, f, u_flip[t], int(y[i]), a, i)
+        ws.learn([shared[i], *[(f"0:{1 - f_rho}:{pmf[k]} " if k == a else "") + acts[k] for k in range(10)]])
+        if t + 1 in cps:
+            errs.append(mistakes / (t + 1))
+    ws.finish()
+    assert r["error_rate"].tolist() == errs
+
+
 def test_random_feature_candidates_run_on_image_data_only():
     """The RFF candidates (LinUCB, LinUCB-lam5, FastCB on random Fourier features, FD-SON sketch) run on the image
     data sets at paper scale only, to at most LINUCB_MAX_ROUNDS rounds; on digits noise-free (seed 100, not one of

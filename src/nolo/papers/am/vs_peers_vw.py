@@ -67,29 +67,52 @@ def _vw_adf(X, y, T: int, rho0: float, rho1: float, env_seed: int, seed: int, ar
             shared=None) -> dict:
     """VW ``--cb_explore_adf`` (``args``) on the stream: shared features in namespace s, action k as feature a=k in
     namespace a; we draw the action from VW's pmf (own generator) and teach it the cost 1 - flipped bit.
-    ``shared``: X's shared lines when already formatted (:func:`_shared_lines`)."""
-    import vowpalwabbit
+    ``shared``: X's shared lines when already formatted (:func:`_shared_lines`).
 
+    Each round is VW's own parse, ``predict`` and ``learn`` of the text examples, called on VW's native examples
+    (``pylibvw``) rather than through ``Workspace.predict``/``learn``: those wrap every line of every call in a
+    Python ``Example`` and look up its label type, which was about half of a round on digits (K = 10).  The same
+    calls in the same order, so the same predictions and updates."""
+    from vowpalwabbit import pyvw
+
+    native = pyvw.pylibvw.vw
+    parse, predict, learn = native._parse, native.predict_multi, native.learn_multi
+    finish = native._finish_example_multi_ex
     K = int(y.max()) + 1
     shared = _adf_shared(X) if shared is None else shared
     acts = [f"|a a{k}" for k in range(K)]
+    unlabelled = "\n" + "\n".join(acts)
     idx, u_flip = V.stream_draws(len(shared), T, env_seed)
+    idx, u_flip, labels = idx.tolist(), u_flip.tolist(), np.asarray(y, dtype=np.int64).tolist()
     law = FlipChannel(rho0, rho1).record()
-    u_play = np.random.default_rng(seed).random(T)
-    ws = vowpalwabbit.Workspace(f"{args} --quiet --random_seed {int(seed)}")
+    u_play = np.random.default_rng(seed).random(T).tolist()
+    ws = pyvw.Workspace(f"{args} --quiet --random_seed {int(seed)}")
     stops = {int(c): k for k, c in enumerate(checkpoints)}
     errs = np.empty(len(checkpoints))
     mistakes = 0
     t0 = time.perf_counter()
     for t in range(T):
-        i = int(idx[t])
-        pmf = ws.predict([shared[i], *acts])
-        c = np.cumsum(pmf)
-        a = int(min(np.searchsorted(c, u_play[t] * c[-1], side="right"), K - 1))
-        f = int(a == y[i])
+        i = idx[t]
+        ex = parse(ws, shared[i] + unlabelled)
+        predict(ws, ex)
+        pmf = ex[0].get_action_scores()
+        finish(ws, ex)
+        c, acc = [], 0.0
+        for p in pmf:  # the action whose cumulative mass first passes u * total (numpy's cumsum + searchsorted)
+            acc += p
+            c.append(acc)
+        r, a = u_play[t] * acc, K - 1
+        for k in range(K):
+            if c[k] > r:
+                a = k
+                break
+        f = int(a == labels[i])
         mistakes += 1 - f
-        f_rho = flip_one(law, f, u_flip[t], int(y[i]), a, i)  # the feedback law's one compiled rule
-        ws.learn([shared[i], *[(f"0:{1 - f_rho}:{pmf[k]} " if k == a else "") + acts[k] for k in range(K)]])
+        f_rho = flip_one(law, f, u_flip[t], labels[i], a, i)  # the feedback law's one compiled rule
+        ex = parse(ws, "\n".join([shared[i], *[(f"0:{1 - f_rho}:{pmf[k]} " if k == a else "") + acts[k]
+                                                for k in range(K)]]))
+        learn(ws, ex)
+        finish(ws, ex)
         if t + 1 in stops:
             errs[stops[t + 1]] = mistakes / (t + 1)
     seconds = time.perf_counter() - t0
