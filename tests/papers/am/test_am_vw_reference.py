@@ -35,3 +35,41 @@ def test_vw_learns_and_cb_explore_matches_cbify_without_noise():
     assert noisy["mode"] == "cb_explore" and noisy["error_rate"][-1] > b["error_rate"][-1] + 0.1
     with pytest.raises(ParameterError, match="cbify"):
         V.vw_progressive_error(X, y, 100, 0.1, 0.1, mode="cbify")
+
+
+@pytest.mark.skipif(not V.available(), reason="optional package vowpalwabbit not installed")
+def test_native_calls_equal_vw_through_its_python_workspace():
+    """vw_progressive_error calls VW's native parse/predict/learn (pylibvw) instead of Workspace.predict/learn: the
+    same calls, so exactly the errors of the textbook loops below, which go through VW's Python wrappers."""
+    import vowpalwabbit
+
+    from nolo.noise import FlipChannel
+    from nolo.noise.feedback_laws import flip_one
+
+    X, y = C.load("iris", True)
+    T, cps = 800, [100, 800]
+    lines = V.feature_lines(X)
+    idx, u_flip = V.stream_draws(len(lines), T, 4)
+    ws = vowpalwabbit.Workspace("--cbify 3 --epsilon 0.05 --quiet --random_seed 2")
+    errs = []
+    for t in range(T):
+        ws.learn(f"{y[idx[t]] + 1} {lines[idx[t]]}")
+        if t + 1 in cps:
+            errs.append(ws.get_sum_loss() / (t + 1))
+    ws.finish()
+    assert V.vw_progressive_error(X, y, T, env_seed=4, seed=2, checkpoints=cps)["error_rate"].tolist() == errs
+    ws = vowpalwabbit.Workspace("--cb_explore 3 --epsilon 0.05 --quiet --random_seed 2")
+    u_play, law = np.random.default_rng(2).random(T), FlipChannel(0.3, 0.1).record()
+    mistakes, errs = 0, []
+    for t in range(T):
+        i = int(idx[t])
+        pmf = ws.predict(lines[i])
+        a = int(min(np.searchsorted(np.cumsum(pmf), u_play[t] * sum(pmf), side="right"), 2))
+        mistakes += int(a != y[i])
+        f_rho = flip_one(law, int(a == y[i]), u_flip[t], int(y[i]), a, i)
+        ws.learn(f"{a + 1}:{1 - f_rho}:{pmf[a]} {lines[i]}")
+        if t + 1 in cps:
+            errs.append(mistakes / (t + 1))
+    ws.finish()
+    got = V.vw_progressive_error(X, y, T, 0.3, 0.1, env_seed=4, seed=2, checkpoints=cps)["error_rate"].tolist()
+    assert got == errs

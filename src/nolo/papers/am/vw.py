@@ -77,8 +77,6 @@ def vw_progressive_error(X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0
     noisy cost).  Returns ``{"t", "error_rate", "seconds", "mode"}``; raises ImportError when
     vowpalwabbit is absent.
     """
-    import vowpalwabbit
-
     T = check_int(n_rounds, "n_rounds", low=1)
     r0, r1 = check_flip_rates(rho0, rho1)
     eps = check_scalar(epsilon, "epsilon", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
@@ -93,6 +91,12 @@ def vw_progressive_error(X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0
     cps = np.unique(np.asarray([T] if checkpoints is None else checkpoints, dtype=np.int64))
     if cps[0] < 1 or cps[-1] > T:
         raise ParameterError(f"checkpoints must lie in [1, {T}]")
+    from vowpalwabbit import pyvw
+
+    # VW's native calls (pylibvw) rather than Workspace.learn/predict, which wrap every example in a Python Example
+    # and look up its label type on every call: the same calls in the same order, so the same run, faster
+    native = pyvw.pylibvw.vw
+    parse, finish = native._parse, native._finish_example
     lines = feature_lines(X)
     idx, u_flip = stream_draws(len(lines), T, env_seed)
     idx, u_flip, labels = idx.tolist(), u_flip.tolist(), y.tolist()
@@ -100,22 +104,27 @@ def vw_progressive_error(X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0
     slot, stops = 0, set(cps.tolist())
     t0 = time.perf_counter()
     if mode == "cbify":
-        ws = vowpalwabbit.Workspace(f"--cbify {K} --epsilon {eps} --quiet --random_seed {int(seed)}")
+        ws = pyvw.Workspace(f"--cbify {K} --epsilon {eps} --quiet --random_seed {int(seed)}")
         for t in range(T):
             i = idx[t]
-            ws.learn(f"{labels[i] + 1} {lines[i]}")
+            ex = parse(ws, f"{labels[i] + 1} {lines[i]}")[0]
+            native.learn(ws, ex)
+            finish(ws, ex)
             if t + 1 in stops:
                 errs[slot] = ws.get_sum_loss() / (t + 1)
                 slot += 1
     else:
-        ws = vowpalwabbit.Workspace(f"--cb_explore {K} --epsilon {eps} --quiet --random_seed {int(seed)}")
+        ws = pyvw.Workspace(f"--cb_explore {K} --epsilon {eps} --quiet --random_seed {int(seed)}")
         u_play = np.random.default_rng(seed).random(T).tolist()
         law = FlipChannel(r0, r1).record()
         mistakes = 0
         for t in range(T):
             i = idx[t]
             line = lines[i]
-            pmf = ws.predict(line)
+            ex = parse(ws, line)[0]
+            native.predict(ws, ex)
+            pmf = ex.get_action_scores()
+            finish(ws, ex)
             r, acc, a = u_play[t] * sum(pmf), 0.0, K - 1
             for k in range(K):
                 acc += pmf[k]
@@ -125,7 +134,9 @@ def vw_progressive_error(X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0
             f = 1 if a == labels[i] else 0
             mistakes += 1 - f
             f_rho = flip_one(law, f, u_flip[t], labels[i], a, i)  # the feedback law's one compiled rule
-            ws.learn(f"{a + 1}:{1 - f_rho}:{pmf[a]} {line}")
+            ex = parse(ws, f"{a + 1}:{1 - f_rho}:{pmf[a]} {line}")[0]
+            native.learn(ws, ex)
+            finish(ws, ex)
             if t + 1 in stops:
                 errs[slot] = mistakes / (t + 1)
                 slot += 1
