@@ -73,3 +73,14 @@ def test_native_calls_equal_vw_through_its_python_workspace():
     ws.finish()
     got = V.vw_progressive_error(X, y, T, 0.3, 0.1, env_seed=4, seed=2, checkpoints=cps)["error_rate"].tolist()
     assert got == errs
+
+
+def test_draw_action_by_hand_and_as_numpy_draws():
+    pmf = [0.2, 0.5, 0.3]
+    assert [V.draw_action(pmf, u) for u in (0.0, 0.19, 0.2, 0.69, 0.71, 1.0)] == [0, 0, 1, 1, 2, 2]
+    g = np.random.default_rng(11)
+    for _ in range(2_000):
+        p = g.dirichlet(np.ones(int(g.integers(1, 12)))).astype(np.float32).tolist()  # VW's pmf: float32 values
+        u = float(g.random())
+        c = np.cumsum(p)
+        assert V.draw_action(p, u) == int(min(np.searchsorted(c, u * c[-1], side="right"), len(p) - 1))

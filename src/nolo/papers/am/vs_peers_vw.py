@@ -97,15 +97,7 @@ def _vw_adf(X, y, T: int, rho0: float, rho1: float, env_seed: int, seed: int, ar
         predict(ws, ex)
         pmf = ex[0].get_action_scores()
         finish(ws, ex)
-        c, acc = [], 0.0
-        for p in pmf:  # the action whose cumulative mass first passes u * total (numpy's cumsum + searchsorted)
-            acc += p
-            c.append(acc)
-        r, a = u_play[t] * acc, K - 1
-        for k in range(K):
-            if c[k] > r:
-                a = k
-                break
+        a = V.draw_action(pmf, u_play[t])
         f = int(a == labels[i])
         mistakes += 1 - f
         f_rho = flip_one(law, f, u_flip[t], labels[i], a, i)  # the feedback law's one compiled rule

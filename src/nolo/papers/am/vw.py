@@ -69,6 +69,21 @@ def stream_draws(n_examples: int, n_rounds: int, seed) -> tuple[np.ndarray, np.n
     return idx, u[:, 1]
 
 
+def draw_action(pmf, u: float) -> int:
+    """The action whose cumulative mass first exceeds ``u`` times the total mass of ``pmf`` (VW's probabilities, in
+    action order), summed in order as ``numpy.cumsum`` does, so the draw of ``searchsorted(cumsum(pmf), u *
+    cumsum(pmf)[-1], side="right")``; the last action when rounding leaves none."""
+    total = 0.0
+    for p in pmf:
+        total += p
+    r, acc = u * total, 0.0
+    for k, p in enumerate(pmf):
+        acc += p
+        if acc > r:
+            return k
+    return len(pmf) - 1
+
+
 def vw_progressive_error(X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0.0, *, env_seed=0, seed: int = 0,
                          checkpoints=None, epsilon: float = 0.05, mode: str | None = None) -> dict:
     """VW's cumulative error of the played action at ``checkpoints`` over the stream of ``env_seed``.
@@ -125,12 +140,7 @@ def vw_progressive_error(X, y, n_rounds: int, rho0: float = 0.0, rho1: float = 0
             native.predict(ws, ex)
             pmf = ex.get_action_scores()
             finish(ws, ex)
-            r, acc, a = u_play[t] * sum(pmf), 0.0, K - 1
-            for k in range(K):
-                acc += pmf[k]
-                if r < acc:
-                    a = k
-                    break
+            a = draw_action(pmf, u_play[t])
             f = 1 if a == labels[i] else 0
             mistakes += 1 - f
             f_rho = flip_one(law, f, u_flip[t], labels[i], a, i)  # the feedback law's one compiled rule
