@@ -64,7 +64,8 @@ def test_native_calls_equal_vw_through_its_python_workspace():
     for t in range(T):
         i = int(idx[t])
         pmf = ws.predict(lines[i])
-        a = int(min(np.searchsorted(np.cumsum(pmf), u_play[t] * sum(pmf), side="right"), 2))
+        c = np.cumsum(pmf)
+        a = int(min(np.searchsorted(c, u_play[t] * c[-1], side="right"), 2))
         mistakes += int(a != y[i])
         f_rho = flip_one(law, int(a == y[i]), u_flip[t], int(y[i]), a, i)
         ws.learn(f"{a + 1}:{1 - f_rho}:{pmf[a]} {lines[i]}")
